@@ -129,7 +129,9 @@ class MessageChunk:
         cls, stream_id: str, part: Part | None = None, *, role: Role = Role.NONE, name: str = "", label: str = "", timestamp: int = 0
     ) -> MessageChunk:
         """Begin of stream: with a part it declares that MIME channel, without it begins the route."""
-        return cls(role=role, name=name, part=part, ctrl=StreamCtrl(stream_id=stream_id, label=label, begin_of_stream=True, timestamp=timestamp))
+        return cls(
+            role=role, name=name, part=part, ctrl=StreamCtrl(stream_id=stream_id, label=label, begin_of_stream=True, timestamp=timestamp)
+        )
 
     @classmethod
     def eos(
@@ -145,7 +147,10 @@ class MessageChunk:
     ) -> MessageChunk:
         """End of stream: with a part it closes that MIME channel, without it the whole route."""
         return cls(
-            role=role, name=name, part=part, ctrl=StreamCtrl(stream_id=stream_id, label=label, error=error, end_of_stream=True, timestamp=timestamp)
+            role=role,
+            name=name,
+            part=part,
+            ctrl=StreamCtrl(stream_id=stream_id, label=label, error=error, end_of_stream=True, timestamp=timestamp),
         )
 
     # -- queries -----------------------------------------------------

@@ -43,9 +43,10 @@ def _normalize(raw: str) -> str:
         k = k.strip().lower()
         v = v.strip()
         if len(v) >= 2 and v[0] == '"' and v[-1] == '"':
-            v = v[1:-1]
+            v = v[1:-1].strip()
         v = v.lower()
-        if not _is_token(k) or not v:
+        # The output is unquoted, so a value must not keep quotes or edge spaces: normalising twice must change nothing.
+        if not _is_token(k) or not v or '"' in v:
             raise InvalidMimeError(raw, f"parameter {p!r} is not name=value")
         if k in params:
             raise InvalidMimeError(raw, f"parameter {k!r} given twice")

@@ -42,6 +42,8 @@ class Stream(Protocol):
 class StreamBase:
     """Mixin giving ``async for`` (quiet on Done) and ``async with`` (closes) to a stream."""
 
+    __slots__ = ()
+
     async def next(self) -> MessageChunk:  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -77,7 +79,7 @@ class StreamBuilder:
     The first end wins; queued chunks are still delivered before the end error.
     """
 
-    __slots__ = ("_q", "_waiter", "_end", "_closed", "_close_error", "_on_close", "stream")
+    __slots__ = ("_close_error", "_closed", "_end", "_on_close", "_q", "_waiter", "stream")
 
     def __init__(self) -> None:
         self._q: deque[MessageChunk] = deque()

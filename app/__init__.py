@@ -1,0 +1,11 @@
+"""Parley, the desktop application.
+
+Owns: the command line (``parley``), the Qt window (``app.ui``, PySide6 + qasync),
+user settings and their file (``app.settings``), audio devices through
+sounddevice/PortAudio (``app.audio``), the self-test and packaging entry points.
+
+Does not own: streams, models, providers or the voice loop logic: those are in
+``genx``, which never imports ``app``.
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,17 @@
+"""``python -m app`` and the ``parley`` console script."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    multiprocessing.freeze_support()  # PyInstaller: child processes must not rerun the app
+    from app.cli import run
+
+    return run(sys.argv[1:] if argv is None else argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

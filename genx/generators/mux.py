@@ -1,0 +1,71 @@
+"""GeneratorMux: one :class:`~genx.generators.Generator` that routes by model name.
+
+The mux itself implements the Generator protocol. A call resolves the requested
+name against the registered topic patterns (see :mod:`genx.mux`) and forwards the
+call with the FULL requested name, so a generator registered as ``openai/#`` can
+read the concrete model out of ``openai/gpt-4o-mini``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from genx.chunk import FuncCall
+from genx.generators import Generator
+from genx.model import ModelContext, Usage
+from genx.mux import TopicMux
+from genx.stream import Stream
+
+if TYPE_CHECKING:
+    from genx.tools import FuncTool
+
+
+class GeneratorMux:
+    """Registry of generators by topic pattern; itself a :class:`Generator`."""
+
+    __slots__ = ("_mux",)
+
+    def __init__(self) -> None:
+        self._mux: TopicMux[Generator] = TopicMux()
+
+    def register(self, pattern: str, generator: Generator) -> None:
+        """Serve names matching ``pattern`` with ``generator``.
+
+        Raises ``PatternError`` (invalid pattern) or ``AlreadyRegisteredError``.
+        """
+        self._mux.register(pattern, generator)
+
+    def unregister(self, pattern: str) -> Generator:
+        return self._mux.unregister(pattern)
+
+    def resolve(self, name: str) -> Generator:
+        """The generator that serves ``name``; ``NotFoundError`` on a miss."""
+        return self._mux.get(name)
+
+    def match(self, name: str) -> tuple[str, Generator]:
+        """``(registered pattern, generator)`` serving ``name``."""
+        return self._mux.match(name)
+
+    def has_pattern(self, pattern: str) -> bool:
+        return self._mux.has_pattern(pattern)
+
+    def patterns(self) -> list[str]:
+        return self._mux.patterns()
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._mux
+
+    def __len__(self) -> int:
+        return len(self._mux)
+
+    async def generate_stream(self, pattern: str, ctx: ModelContext) -> Stream:
+        return await self._mux.get(pattern).generate_stream(pattern, ctx)
+
+    async def invoke(self, pattern: str, ctx: ModelContext, tool: FuncTool) -> tuple[Usage, FuncCall]:
+        return await self._mux.get(pattern).invoke(pattern, ctx, tool)
+
+    def __repr__(self) -> str:
+        return f"GeneratorMux({self._mux.patterns()!r})"
+
+
+__all__ = ["GeneratorMux"]

@@ -1,0 +1,134 @@
+"""Kind registry: configuration ``kind`` → factory, imported lazily as ``"module:function"``.
+
+Importing a kind's module is deferred until a configuration uses it, so a
+missing optional dependency (llama-cpp-python, piper-tts…) only matters for
+the kinds that need it, and the error says what to install.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from genx.errors import AlreadyRegisteredError
+from genx.modelloader.errors import ConfigError
+from genx.modelloader.files import pip_name
+
+Role = Literal["generator", "transformer"]
+
+
+@dataclass(frozen=True, slots=True)
+class KindEntry:
+    kind: str
+    role: Role
+    #: ``"package.module:function"`` (imported on first use) or the factory itself.
+    target: str | Callable[..., Any]
+    #: What to install when the module's dependencies are missing, e.g. ``"parley[offline]"``.
+    install: str = ""
+
+
+# Generator factories: (spec: GeneratorSpec, provider: ProviderSpec | None, secrets: SecretStore) -> Generator
+# Transformer factories: (spec: TransformerSpec subclass, secrets: SecretStore) -> Transformer
+BUILTIN_KINDS: tuple[KindEntry, ...] = (
+    KindEntry("llamacpp", "generator", "genx.generators.llamacpp:from_config", "llama-cpp-python[server]"),
+    KindEntry("openai-chat", "generator", "genx.generators.providers.openai_chat:from_config"),
+    KindEntry("openai-compatible", "generator", "genx.generators.providers.openai_chat:from_config"),
+    KindEntry("llamacpp-server", "generator", "genx.generators.providers.openai_chat:from_config"),
+    KindEntry("openai-responses", "generator", "genx.generators.providers.openai_responses:from_config"),
+    KindEntry("anthropic", "generator", "genx.generators.providers.anthropic:from_config"),
+    KindEntry("gemini", "generator", "genx.generators.providers.gemini:from_config"),
+    KindEntry("ollama", "generator", "genx.generators.providers.ollama:from_config"),
+    # Offline transformers: adapters over genx.local (its from_config takes plain option mappings).
+    KindEntry("piper", "transformer", "genx.modelloader.local_kinds:piper", "piper-tts"),
+    KindEntry("faster-whisper", "transformer", "genx.modelloader.local_kinds:faster_whisper", "faster-whisper"),
+    KindEntry("webrtcvad", "transformer", "genx.modelloader.local_kinds:webrtcvad", "webrtcvad-wheels"),
+)
+
+
+class KindRegistry:
+    """Maps kinds to factories. Not shared: :func:`default_registry` returns a fresh copy."""
+
+    __slots__ = ("_entries", "_loaded")
+
+    def __init__(self, entries: Iterable[KindEntry] = ()) -> None:
+        self._entries: dict[str, KindEntry] = {}
+        self._loaded: dict[str, Callable[..., Any]] = {}
+        for e in entries:
+            self.add(e)
+
+    def add(self, entry: KindEntry, *, replace: bool = False) -> None:
+        if entry.kind in self._entries and not replace:
+            raise AlreadyRegisteredError(entry.kind)
+        if isinstance(entry.target, str) and entry.target.count(":") != 1:
+            raise ValueError(f"kind {entry.kind!r}: target must be 'module:function', got {entry.target!r}")
+        self._entries[entry.kind] = entry
+        self._loaded.pop(entry.kind, None)
+
+    def register(self, kind: str, target: str | Callable[..., Any], *, role: Role, install: str = "", replace: bool = False) -> None:
+        self.add(KindEntry(kind, role, target, install), replace=replace)
+
+    def kinds(self, role: Role | None = None) -> list[str]:
+        return sorted(k for k, e in self._entries.items() if role is None or e.role == role)
+
+    def __contains__(self, kind: object) -> bool:
+        return kind in self._entries
+
+    def entry(self, kind: str, role: Role, *, key: str = "") -> KindEntry:
+        e = self._entries.get(kind)
+        if e is None:
+            raise ConfigError(f"unknown {role} kind {kind!r}; known {role} kinds: {', '.join(self.kinds(role)) or 'none'}", key=key or None)
+        if e.role != role:
+            raise ConfigError(f"kind {kind!r} makes a {e.role}, not a {role}; {role} kinds: {', '.join(self.kinds(role))}", key=key or None)
+        return e
+
+    def factory(self, kind: str, role: Role, *, key: str = "") -> Callable[..., Any]:
+        """The factory for ``kind``, importing its module now. Failures are ConfigErrors."""
+        e = self.entry(kind, role, key=key)
+        cached = self._loaded.get(kind)
+        if cached is not None:
+            return cached
+        if callable(e.target):
+            fn = e.target
+        else:
+            fn = _import_target(e, key)
+        self._loaded[kind] = fn
+        return fn
+
+    def copy(self) -> KindRegistry:
+        return KindRegistry(self._entries.values())
+
+
+def default_registry() -> KindRegistry:
+    return KindRegistry(BUILTIN_KINDS)
+
+
+def _import_target(e: KindEntry, key: str) -> Callable[..., Any]:
+    assert isinstance(e.target, str)
+    module, _, func = e.target.partition(":")
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        missing = exc.name or ""
+        if missing and (module == missing or module.startswith(missing + ".")):
+            raise ConfigError(
+                f"kind {e.kind!r} is implemented by module {module!r}, which is not part of this installation; "
+                "update Parley or pick another kind",
+                key=key or None,
+            ) from exc
+        install = e.install or pip_name(missing)
+        raise ConfigError(
+            f"kind {e.kind!r} needs the Python module {missing!r}, which is not installed; install it with: pip install {install}",
+            key=key or None,
+        ) from exc
+    except ImportError as exc:
+        hint = f" (try: pip install {e.install})" if e.install else ""
+        raise ConfigError(f"kind {e.kind!r}: importing {module!r} failed: {exc}{hint}", key=key or None) from exc
+    fn = getattr(mod, func, None)
+    if not callable(fn):
+        raise ConfigError(f"kind {e.kind!r}: module {module!r} has no factory function {func!r}", key=key or None)
+    return fn  # type: ignore[no-any-return]
+
+
+__all__ = ["BUILTIN_KINDS", "KindEntry", "KindRegistry", "Role", "default_registry"]
