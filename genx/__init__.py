@@ -12,6 +12,7 @@ those live in ``app``. genx never imports ``app``, Qt or sounddevice.
 """
 
 from genx.chunk import Blob, FuncCall, Message, MessageChunk, Part, Role, StreamCtrl, Text, Thinking, ToolResult
+from genx.combinators import composite_seq, empty_stream, iter_chunks, map_stream, merge, merge_interleaved, passthrough, split, tee
 from genx.errors import (
     AlreadyRegisteredError,
     Blocked,
@@ -27,9 +28,17 @@ from genx.errors import (
     Truncated,
     UnexpectedEndOfStreamError,
 )
+from genx.generators import Generator
+from genx.generators.mux import GeneratorMux
 from genx.ids import StreamIDAllocator, base62, new_stream_id
 from genx.mime import TEXT_MIME, THINKING_MIME, normalize_mime, parse_mime
+from genx.model import ModelContext, ModelContextBuilder, ModelParams, MultiModelContext, Prompt, Usage
+from genx.mux import TopicMux
+from genx.realtime import ManualClock, RealtimeStream
 from genx.stream import BuiltStream, Stream, StreamBase, StreamBuilder, collect, stream_of
+from genx.tools import FuncTool, SearchWebTool, Tool
+from genx.transformers import Transformer
+from genx.transformers.mux import TransformerMux
 
 __all__ = [
     "TEXT_MIME",
@@ -40,15 +49,26 @@ __all__ = [
     "BuiltStream",
     "Done",
     "FuncCall",
+    "FuncTool",
     "GenerateError",
+    "Generator",
+    "GeneratorMux",
     "GenxError",
     "InvalidMimeError",
+    "ManualClock",
     "Message",
     "MessageChunk",
+    "ModelContext",
+    "ModelContextBuilder",
+    "ModelParams",
+    "MultiModelContext",
     "NotFoundError",
     "Part",
     "PatternError",
+    "Prompt",
+    "RealtimeStream",
     "Role",
+    "SearchWebTool",
     "State",
     "Stream",
     "StreamBase",
@@ -58,14 +78,28 @@ __all__ = [
     "StreamIDAllocator",
     "Text",
     "Thinking",
+    "Tool",
     "ToolArgumentsError",
     "ToolResult",
+    "TopicMux",
+    "Transformer",
+    "TransformerMux",
     "Truncated",
     "UnexpectedEndOfStreamError",
+    "Usage",
     "base62",
     "collect",
+    "composite_seq",
+    "empty_stream",
+    "iter_chunks",
+    "map_stream",
+    "merge",
+    "merge_interleaved",
     "new_stream_id",
     "normalize_mime",
     "parse_mime",
+    "passthrough",
+    "split",
     "stream_of",
+    "tee",
 ]
