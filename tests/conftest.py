@@ -1,0 +1,36 @@
+"""Shared pytest fixtures. Audio: ``pulse_env`` (a private PulseAudio server with virtual devices, see tests/pulse.py)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # tests/pulse.py is imported as `pulse`, with or without tests/__init__.py
+
+from pulse import PulseServer, PulseUnavailableError, pulse_server
+
+
+@pytest.fixture(scope="session")
+def pulse_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PulseServer]:
+    """The private PulseAudio server, active for this process (PULSE_SERVER, ALSA_CONFIG_PATH, PortAudio re-scanned).
+
+    Skips when PulseAudio cannot run here, unless PARLEY_REQUIRE_AUDIO=1 (CI), where it fails.
+    """
+    try:
+        with pulse_server(tmp_path_factory.mktemp("pulse")) as server:
+            yield server
+    except PulseUnavailableError as e:
+        if os.environ.get("PARLEY_REQUIRE_AUDIO") == "1":
+            pytest.fail(f"PulseAudio test server unavailable: {e}")
+        pytest.skip(f"PulseAudio test server unavailable: {e}")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests that use ``pulse_env`` are ``audio`` tests (so ``-m 'not audio'`` leaves them out)."""
+    for item in items:
+        if "pulse_env" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.audio)

@@ -1,0 +1,430 @@
+"""The pull-based player on a fake device: pulling, underruns, stop/discard, played positions."""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+from audio_fakes import FakeBackend, FakeStream, device
+
+from app.audio.errors import AudioDeviceError, AudioError
+from app.audio.link import AudioEvent
+from app.audio.pcm import l16_mime
+from app.audio.player import PlayedPosition, Player
+from genx.chunk import MessageChunk
+from genx.stream import StreamBuilder
+
+RATE = 16000
+BLOCK = 320  # 20 ms at 16 kHz
+MIME = l16_mime(RATE)
+
+
+class CountingStream:
+    """Wraps a builder's stream and counts the chunks pulled through it."""
+
+    def __init__(self, builder: StreamBuilder) -> None:
+        self.inner = builder.stream
+        self.pulled = 0
+
+    async def next(self) -> MessageChunk:
+        c = await self.inner.next()
+        self.pulled += 1
+        return c
+
+    async def close(self) -> None:
+        await self.inner.close()
+
+    async def close_with_error(self, exc: BaseException) -> None:
+        await self.inner.close_with_error(exc)
+
+    def __aiter__(self) -> CountingStream:
+        return self
+
+    async def __anext__(self) -> MessageChunk:
+        return await self.next()
+
+
+def ramp(n: int, start: int = 1) -> bytes:
+    """Distinct non-zero samples so that what reaches the device can be checked sample by sample."""
+    return (np.arange(start, start + n) % 30000 + 1).astype("<i2").tobytes()
+
+
+def route(sid: str, pcm: bytes, *, chunk_samples: int = BLOCK, mime: str = MIME, eos: bool = True) -> list[MessageChunk]:
+    out = [MessageChunk.bos(sid, None)]
+    step = chunk_samples * 2
+    out += [MessageChunk.blob(mime, pcm[i : i + step], stream_id=sid) for i in range(0, len(pcm), step)]
+    if eos:
+        out.append(MessageChunk.eos(sid))
+    return out
+
+
+async def settle() -> None:
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 100.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+async def started_player(**kw: object) -> tuple[Player, FakeBackend, FakeStream]:
+    be = kw.pop("backend", None) or FakeBackend(devices=[device(0, "Fake Speaker", ins=0, rate=float(RATE))], default_out=0)
+    assert isinstance(be, FakeBackend)
+    kw.setdefault("lead_blocks", 2)
+    p = Player(backend=be, block_ms=20, **kw)  # type: ignore[arg-type]
+    await p.start()
+    return p, be, be.last
+
+
+async def test_player_pulls_only_the_lead_ahead_of_the_device() -> None:
+    p, _, dev = await started_player()
+    b = StreamBuilder()
+    b.push_many(route("r1", ramp(BLOCK * 50)))
+    b.done()
+    s = CountingStream(b)
+    p.play(s)
+    await settle()
+    assert s.pulled == 1 + 2  # the BOS, then lead_blocks blocks of audio; the other 48 stay unpulled
+    for _ in range(10):
+        dev.pump()
+        await settle()
+    assert s.pulled == 1 + 2 + 10
+    await p.close()
+
+
+async def test_device_receives_the_route_audio_in_order_then_silence() -> None:
+    p, _, dev = await started_player()
+    pcm = ramp(BLOCK * 3)
+    b = StreamBuilder()
+    b.push_many(route("r1", pcm, chunk_samples=200))  # chunk size unrelated to the block size
+    b.done()
+    p.play(b.stream)
+    await settle()
+    out = b""
+    for _ in range(5):
+        out += dev.pump()
+        await settle()
+    assert out[: len(pcm)] == pcm
+    assert out[len(pcm) :] == bytes(len(out) - len(pcm))
+    await p.close()
+
+
+async def test_underrun_outputs_silence_counts_it_and_playback_resumes() -> None:
+    p, _, dev = await started_player()
+    events: list[AudioEvent] = []
+    p.add_listener(events.append)
+    b = StreamBuilder()
+    b.push_many(route("r1", ramp(BLOCK), eos=False))
+    p.play(b.stream)
+    await settle()
+    first = dev.pump()
+    await settle()
+    starved = dev.pump()  # the route is open but the producer is late
+    await settle()
+    assert first == ramp(BLOCK)
+    assert starved == bytes(BLOCK * 2)
+    assert p.underruns == 1
+    assert [e.kind for e in events if e.kind == "underrun"] == ["underrun"]
+    b.push(MessageChunk.blob(MIME, ramp(BLOCK, start=5000), stream_id="r1"))
+    await settle()
+    assert dev.pump() == ramp(BLOCK, start=5000)
+    await p.close()
+
+
+async def test_played_positions_count_route_samples_handed_to_the_device_and_end_once_per_route() -> None:
+    p, _, dev = await started_player()
+    played: list[PlayedPosition] = []
+    ended: list[PlayedPosition] = []
+    p.on_played(played.append)
+    p.on_route_end(ended.append)
+    b = StreamBuilder()
+    b.push_many(route("a", ramp(BLOCK * 2 + 100)))
+    b.push_many(route("b", ramp(BLOCK)))
+    b.done()
+    p.play(b.stream)
+    await settle()
+    for _ in range(6):
+        dev.pump()
+        await settle()
+    a_positions = [x.samples_played for x in played if x.stream_id == "a"]
+    assert a_positions == sorted(a_positions) and a_positions[0] == BLOCK
+    assert [(e.stream_id, e.samples_played, e.samples_received, e.ended, e.interrupted) for e in ended] == [
+        ("a", BLOCK * 2 + 100, BLOCK * 2 + 100, True, False),
+        ("b", BLOCK, BLOCK, True, False),
+    ]
+    assert not p.playing
+    await p.close()
+
+
+async def test_route_at_another_rate_is_resampled_and_positions_stay_in_route_samples() -> None:
+    be = FakeBackend(devices=[device(0, "48k speaker", ins=0, rate=48000.0)], default_out=0)
+    p, _, dev = await started_player(backend=be)
+    assert p.device_format is not None and p.device_format.rate == 48000
+    ended: list[PlayedPosition] = []
+    p.on_route_end(ended.append)
+    src_rate = 22050
+    t = np.arange(src_rate // 2) / src_rate
+    tone = (np.sin(2 * np.pi * 440 * t) * 8000).astype("<i2")
+    b = StreamBuilder()
+    b.push_many(route("tts", tone.tobytes(), chunk_samples=2205, mime=l16_mime(src_rate)))
+    b.done()
+    p.play(b.stream)
+    await settle()
+    out = b""
+    for _ in range(40):
+        out += dev.pump()
+        await settle()
+    y = np.frombuffer(out, dtype="<i2")
+    voiced = np.flatnonzero(np.abs(y) > 1000)
+    assert abs((voiced[-1] - voiced[0]) - 24000) < 100  # 0.5 s at the device rate
+    spectrum = np.abs(np.fft.rfft(y[voiced[0] : voiced[0] + 24000]))
+    assert abs(np.argmax(spectrum) * 48000 / 24000 - 440) <= 4
+    assert ended[0].rate == src_rate and ended[0].samples_played == src_rate // 2
+    await p.close()
+
+
+async def test_stop_discards_the_lead_silences_the_device_and_returns_positions_at_that_moment() -> None:
+    p, _, dev = await started_player()
+    ended: list[PlayedPosition] = []
+    p.on_route_end(ended.append)
+    b = StreamBuilder()
+    b.push_many(route("r1", ramp(BLOCK * 20)))
+    b.done()
+    s = CountingStream(b)
+    p.play(s)
+    await settle()
+    for _ in range(3):
+        dev.pump()
+        await settle()
+    result = await p.stop(discard=True)
+    assert set(result) == {"r1"}
+    pos = result["r1"]
+    assert pos.samples_played == 3 * BLOCK and pos.samples_received == 5 * BLOCK
+    assert pos.ended and pos.interrupted
+    assert dev.aborts == 1 and dev.active  # device buffer dropped, stream restarted
+    assert dev.pump() == bytes(BLOCK * 2)
+    await settle()
+    assert [(e.stream_id, e.interrupted) for e in ended] == [("r1", True)]
+    pulled = s.pulled
+    await settle()
+    assert s.pulled == pulled  # nothing more is consumed after stop
+    await p.close()
+
+
+async def test_stop_in_zeros_mode_keeps_the_device_running_and_counts_device_buffer_as_heard() -> None:
+    p, _, dev = await started_player(stop_mode="zeros")
+    b = StreamBuilder()
+    b.push_many(route("r1", ramp(BLOCK * 10)))
+    p.play(b.stream)
+    await settle()
+    dev.pump(dac_delay=0.5)
+    await settle()
+    result = await p.stop()
+    assert dev.aborts == 0
+    assert result["r1"].samples_heard == result["r1"].samples_played == BLOCK
+    assert dev.pump() == bytes(BLOCK * 2)
+    await p.close()
+
+
+async def test_heard_position_lags_played_by_the_dac_delay() -> None:
+    clock = Clock()
+    p, _, dev = await started_player(clock=clock)
+    b = StreamBuilder()
+    b.push_many(route("r1", ramp(BLOCK * 10)))
+    p.play(b.stream)
+    await settle()
+    dev.pump(dac_delay=0.040)  # block 1 audible from t+40 ms to t+60 ms
+    await settle()
+    clock.t += 0.020
+    dev.pump(dac_delay=0.040)
+    await settle()
+    clock.t += 0.030  # now = t0+50 ms: block 1 is half heard
+    result = await p.stop()
+    assert result["r1"].samples_played == 2 * BLOCK
+    assert result["r1"].samples_heard == BLOCK // 2
+
+
+async def test_eos_with_error_drops_only_that_routes_unplayed_audio() -> None:
+    p, _, dev = await started_player(lead_blocks=4)
+    ended: list[PlayedPosition] = []
+    p.on_route_end(ended.append)
+    b = StreamBuilder()
+    b.push_many(route("a", ramp(BLOCK * 2), eos=False))
+    p.play(b.stream)
+    await settle()
+    dev.pump()
+    await settle()
+    b.push(MessageChunk.eos("a", error="interrupted"))
+    b.push_many(route("b", ramp(BLOCK, start=9000)))
+    b.done()
+    await settle()
+    assert dev.pump() == ramp(BLOCK, start=9000)  # a's second block was dropped, b plays at once
+    await settle()
+    dev.pump()
+    await settle()
+    assert [(e.stream_id, e.samples_played, e.samples_received, e.interrupted) for e in ended] == [
+        ("a", BLOCK, 2 * BLOCK, True),
+        ("b", BLOCK, BLOCK, False),
+    ]
+    await p.close()
+
+
+async def test_unsupported_audio_mime_is_reported_and_skipped() -> None:
+    p, _, dev = await started_player()
+    events: list[AudioEvent] = []
+    p.add_listener(events.append)
+    ended: list[PlayedPosition] = []
+    p.on_route_end(ended.append)
+    b = StreamBuilder()
+    b.push(MessageChunk.blob("audio/mpeg", b"\xff\xfb" * 100, stream_id="mp3"))
+    b.push(MessageChunk.eos("mp3"))
+    b.push_many(route("ok", ramp(BLOCK)))
+    b.done()
+    p.play(b.stream)
+    await settle()
+    assert dev.pump() == ramp(BLOCK)
+    await settle()
+    dev.pump()
+    await settle()
+    assert any(e.kind == "format" and "audio/mpeg" in e.message for e in events)
+    assert [(e.stream_id, e.samples_played) for e in ended] == [("mp3", 0), ("ok", BLOCK)]
+    await p.close()
+
+
+async def test_text_chunks_on_a_route_are_ignored() -> None:
+    p, _, dev = await started_player()
+    b = StreamBuilder()
+    b.push(MessageChunk.bos("r", None))
+    b.push(MessageChunk.text("Hello", stream_id="r"))
+    b.push(MessageChunk.blob(MIME, ramp(BLOCK), stream_id="r"))
+    b.push(MessageChunk.eos("r"))
+    b.done()
+    p.play(b.stream)
+    await settle()
+    assert dev.pump() == ramp(BLOCK)
+    await p.close()
+
+
+async def test_drain_returns_after_the_last_sample_was_handed_out() -> None:
+    p, be, dev = await started_player()
+    be.latency = 0.0
+    b = StreamBuilder()
+    b.push_many(route("r1", ramp(BLOCK * 3)))
+    b.done()
+    p.play(b.stream)
+    drain = asyncio.create_task(p.drain())
+    for _ in range(3):
+        await settle()
+        assert not drain.done()
+        dev.pump()
+    await settle()
+    dev.pump()
+    await asyncio.wait_for(drain, 1.0)
+
+
+async def test_stop_without_discard_plays_out_what_was_pulled() -> None:
+    p, _, dev = await started_player()
+    b = StreamBuilder()
+    b.push_many(route("r1", ramp(BLOCK * 10), eos=False))
+    s = CountingStream(b)
+    p.play(s)
+    await settle()
+    pulled = s.pulled
+    stop = asyncio.create_task(p.stop(discard=False))
+    out = b""
+    for _ in range(4):
+        await settle()
+        out += dev.pump()
+    await asyncio.wait_for(stop, 1.0)
+    assert out[: 2 * BLOCK * 2] == ramp(2 * BLOCK)
+    assert s.pulled == pulled
+    assert dev.aborts == 0
+
+
+async def test_callback_from_a_foreign_thread_reports_on_the_loop() -> None:
+    p, _, dev = await started_player()
+    seen: list[PlayedPosition] = []
+    p.on_played(seen.append)
+    b = StreamBuilder()
+    b.push_many(route("r1", ramp(BLOCK * 2)))
+    p.play(b.stream)
+    await settle()
+    assert dev.pump(thread=True) == ramp(BLOCK)
+    await settle()
+    assert [x.samples_played for x in seen] == [BLOCK]
+    await p.close()
+
+
+async def test_output_device_loss_is_reported_and_the_device_reopened() -> None:
+    p, be, dev = await started_player(backoff=(0.01, 0.02))
+    events: list[AudioEvent] = []
+    p.add_listener(events.append)
+    be.unavailable = True
+    dev.finish()
+    await asyncio.sleep(0.05)
+    assert [e.kind for e in events][:2] == ["device_lost", "reopen_failed"]
+    be.unavailable = False
+    for _ in range(50):
+        await asyncio.sleep(0.01)
+        if any(e.kind == "reopened" for e in events):
+            break
+    assert any(e.kind == "reopened" for e in events)
+    assert be.last is not dev and be.last.active
+    b = StreamBuilder()
+    b.push_many(route("r1", ramp(BLOCK)))
+    p.play(b.stream)
+    await settle()
+    assert be.last.pump() == ramp(BLOCK)
+    await p.close()
+
+
+async def test_play_before_start_and_bad_settings_raise_typed_errors() -> None:
+    with pytest.raises(AudioError, match="not started"):
+        Player(backend=FakeBackend()).play(StreamBuilder().stream)
+    with pytest.raises(AudioError, match="stop_mode"):
+        Player(stop_mode="later")  # type: ignore[arg-type]
+    be = FakeBackend(devices=[device(0, "Mic only", outs=0)], default_out=-1)
+    with pytest.raises(AudioDeviceError, match="no audio output device"):
+        await Player(backend=be).start()
+
+
+async def test_stop_without_detach_drops_the_interrupted_route_and_plays_the_next_one_from_the_same_stream() -> None:
+    p, _, dev = await started_player()
+    b = StreamBuilder()
+    b.push_many(route("answer1", ramp(BLOCK * 10), eos=False))
+    p.play(b.stream)
+    await settle()
+    dev.pump()
+    await settle()
+    result = await p.stop(discard=True, detach=False)
+    assert result["answer1"].samples_played == BLOCK
+    # The producer's late chunks of the interrupted route are ignored; the next route plays.
+    b.push(MessageChunk.blob(MIME, ramp(BLOCK, start=111), stream_id="answer1"))
+    b.push(MessageChunk.eos("answer1", error="interrupted"))
+    b.push_many(route("answer2", ramp(BLOCK, start=20000)))
+    await settle()
+    assert dev.pump() == ramp(BLOCK, start=20000)
+    await p.close()
+
+
+async def test_stop_with_detach_forgets_the_queued_streams() -> None:
+    p, _, dev = await started_player()
+    b1, b2 = StreamBuilder(), StreamBuilder()
+    b1.push_many(route("a", ramp(BLOCK * 10)))
+    b2.push_many(route("b", ramp(BLOCK)))
+    b1.done()
+    b2.done()
+    p.play(b1.stream)
+    p.play(b2.stream)
+    await settle()
+    await p.stop()
+    await settle()
+    assert dev.pump() == bytes(BLOCK * 2)
+    assert b2.queued() == 3  # never pulled
+    assert not p.playing
+    await p.close()
