@@ -3,9 +3,7 @@
 Owns: the configuration schema (:mod:`.specs`: providers, generators, voices,
 ASR, VAD; strict, unknown keys are errors naming their key path), model-file
 references (:mod:`.files`), secret references and their resolution at use time
-(:mod:`.secrets`), the kind registry (:mod:`.registry`), the adapters that
-build the offline transformer kinds from specs (:mod:`.local_kinds`, over
-``genx.local``) and :func:`load_into`.
+(:mod:`.secrets`), the kind registry (:mod:`.registry`) and :func:`load_into`.
 
 Does not own: the generators and transformers themselves (their modules expose
 the factories below), the app's own settings (``app.settings`` extends

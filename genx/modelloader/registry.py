@@ -40,10 +40,10 @@ BUILTIN_KINDS: tuple[KindEntry, ...] = (
     KindEntry("anthropic", "generator", "genx.generators.providers.anthropic:from_config"),
     KindEntry("gemini", "generator", "genx.generators.providers.gemini:from_config"),
     KindEntry("ollama", "generator", "genx.generators.providers.ollama:from_config"),
-    # Offline transformers: adapters over genx.local (its from_config takes plain option mappings).
-    KindEntry("piper", "transformer", "genx.modelloader.local_kinds:piper", "piper-tts"),
-    KindEntry("faster-whisper", "transformer", "genx.modelloader.local_kinds:faster_whisper", "faster-whisper"),
-    KindEntry("webrtcvad", "transformer", "genx.modelloader.local_kinds:webrtcvad", "webrtcvad-wheels"),
+    # Offline transformers: genx.local's factories take the spec objects directly.
+    KindEntry("piper", "transformer", "genx.local.piper_tts:from_config", "piper-tts"),
+    KindEntry("faster-whisper", "transformer", "genx.local.asr:from_config", "faster-whisper"),
+    KindEntry("webrtcvad", "transformer", "genx.local.vad:from_config", "webrtcvad-wheels"),
 )
 
 

@@ -1,0 +1,49 @@
+"""Local (offline) models as genx transformers: VAD, streaming ASR and Piper TTS.
+
+Owns: finding the offline models in their pip packages or at a configured path
+(:mod:`genx.local.models`, including the process-wide load-once cache and the
+typed "model not found / not loadable" errors), the WebRTC VAD transformer
+(:mod:`genx.local.vad`), the faster-whisper streaming ASR transformer
+(:mod:`genx.local.asr`, with partial stabilisation in :mod:`genx.local.partials`),
+the Piper synthesizer for the streamkit TTS pipeline (:mod:`genx.local.piper_tts`,
+text cleanup in :mod:`genx.local.speakable`), and two small shared pieces: the
+16 kHz mono input format (:mod:`genx.local.pcm`) and the per-call task wiring of
+a transform (:mod:`genx.local.pump`).
+
+Does not own: the in-process llama.cpp generator (``genx.generators.llamacpp``,
+which uses :mod:`genx.local.models` for discovery), the TTS segmentation and
+interrupt machinery (``genx.transformers.streamkit`` / ``genx.transformers.tts``),
+audio devices, and which model is chosen (config / ``genx.modelloader``).
+
+Importing this package never imports a model runtime (webrtcvad, faster-whisper,
+piper, llama.cpp): each is imported when a model is first loaded, so a missing
+runtime shows up as a typed :class:`~genx.local.models.MissingPackageError`.
+"""
+
+from genx.local.models import (
+    DEFAULT_LLM,
+    DEFAULT_PIPER_VOICE,
+    DEFAULT_WHISPER,
+    LocalModelError,
+    MissingPackageError,
+    ModelLoadError,
+    ModelNotFoundError,
+    PackagedModel,
+    SharedModel,
+    find_model,
+    resource_path,
+)
+
+__all__ = [
+    "DEFAULT_LLM",
+    "DEFAULT_PIPER_VOICE",
+    "DEFAULT_WHISPER",
+    "LocalModelError",
+    "MissingPackageError",
+    "ModelLoadError",
+    "ModelNotFoundError",
+    "PackagedModel",
+    "SharedModel",
+    "find_model",
+    "resource_path",
+]

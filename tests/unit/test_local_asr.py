@@ -1,0 +1,244 @@
+"""ASR partial / final scheduling with a fake decoder whose calls the test controls."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+from genx.chunk import MessageChunk, Text
+from genx.local.asr import FINAL, PARTIAL, SPEECH_START, AsrConfigError, AsrSettings, AsrTransformer, from_config, quietest_cut
+from genx.local.partials import LocalAgreement
+from genx.stream import StreamBuilder, collect, stream_of
+from tests.contract.transformer_contract import ContractCase, check_transformer_contract
+
+RATE_MS = 16  # samples per ms at 16 kHz
+TONE = (3000).to_bytes(2, "little", signed=True)
+
+
+def speech(ms: int) -> bytes:
+    """Loud enough not to count as silence (a square wave; the fake decoder ignores content)."""
+    x = np.where((np.arange(ms * RATE_MS) // 20) % 2 == 0, 3000, -3000).astype("<i2")
+    return x.tobytes()
+
+
+def silence(ms: int) -> bytes:
+    return b"\x00\x00" * (ms * RATE_MS)
+
+
+@dataclass
+class FakeDecoder:
+    """Returns ``script(n_samples, final)``; partial calls can be held on ``hold_partials``."""
+
+    words: list[str] = field(default_factory=lambda: "one two three four five six seven eight nine ten".split())
+    hold_partials: threading.Event | None = None
+    hold_finals: threading.Event | None = None
+    fail: BaseException | None = None
+    calls: list[tuple[int, bool]] = field(default_factory=list)
+    partial_running: threading.Event = field(default_factory=threading.Event)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def decode(self, audio: np.ndarray, final: bool) -> str:  # type: ignore[type-arg]
+        with self.lock:
+            self.calls.append((audio.size, final))
+        if self.fail is not None:
+            raise self.fail
+        if not final and self.hold_partials is not None:
+            self.partial_running.set()
+            self.hold_partials.wait(10)
+        if final and self.hold_finals is not None:
+            self.hold_finals.wait(10)
+        n = max(1, audio.size // (500 * RATE_MS))  # one word per 500 ms of audio
+        return " ".join(self.words[:n])
+
+
+def chunks_of(pcm: bytes, sid: str, size_ms: int = 100) -> list[MessageChunk]:
+    step = size_ms * RATE_MS * 2
+    return [MessageChunk.blob("audio/L16; rate=16000", pcm[i : i + step], stream_id=sid) for i in range(0, len(pcm), step)]
+
+
+def utterance(sid: str, pcm: bytes) -> list[MessageChunk]:
+    return [MessageChunk.bos(sid, label="utterance"), *chunks_of(pcm, sid), MessageChunk.eos(sid)]
+
+
+def texts(chunks: list[MessageChunk], label: str) -> list[str]:
+    return [c.part.text for c in chunks if isinstance(c.part, Text) and c.label == label]
+
+
+def fast(**kw: object) -> AsrSettings:
+    base: dict[str, object] = {"partial_interval_ms": 300, "min_partial_ms": 300, "partial_duty": 0.0}
+    base.update(kw)
+    return AsrSettings(**base).validate()  # type: ignore[arg-type]
+
+
+async def test_final_does_not_wait_for_a_running_partial_and_the_stale_partial_is_dropped() -> None:
+    hold = threading.Event()
+    dec = FakeDecoder(hold_partials=hold)
+    src = StreamBuilder()
+    out = await AsrTransformer(dec, fast()).transform(src.stream)
+    src.push(MessageChunk.bos("u1"))
+    src.push_many(chunks_of(speech(1000), "u1"))
+    assert (await asyncio.wait_for(out.next(), 5)).label == SPEECH_START
+    assert await asyncio.to_thread(dec.partial_running.wait, 5), "no partial decode started"
+    src.push(MessageChunk.eos("u1"))
+    final = await asyncio.wait_for(out.next(), 5)  # the partial is still held inside the decoder
+    assert final.label == FINAL and isinstance(final.part, Text) and final.part.text == "one two"
+    assert not hold.is_set()
+    eos = await asyncio.wait_for(out.next(), 5)
+    assert eos.is_end_of_stream() and eos.label == FINAL
+    hold.set()
+    src.done()
+    rest = await asyncio.wait_for(collect(out), 5)
+    assert rest == [], f"stale partial leaked after the final: {rest}"
+
+
+async def test_partials_grow_while_audio_arrives_and_the_committed_prefix_never_shrinks() -> None:
+    dec = FakeDecoder()
+    src = StreamBuilder()
+    out = await AsrTransformer(dec, fast()).transform(src.stream)
+    src.push(MessageChunk.bos("u1"))
+    for piece in chunks_of(speech(3000), "u1"):
+        src.push(piece)
+        await asyncio.sleep(0.02)  # let each partial finish before more audio comes
+    src.push(MessageChunk.eos("u1"))
+    src.done()
+    got = await asyncio.wait_for(collect(out), 10)
+    partials = [c for c in got if c.label == PARTIAL]
+    assert len(partials) >= 3
+    committed = [c.meta["committed"] for c in partials if c.meta is not None]
+    for a, b in itertools.pairwise(committed):
+        assert b.startswith(a)
+    assert committed[-1] != ""
+    assert texts(got, FINAL) == ["one two three four five six"]
+    assert got[-1].is_end_of_stream() and got[-1].label == FINAL
+    assert all(size >= 300 * RATE_MS for size, final in dec.calls if not final)
+
+
+async def test_silence_only_gives_an_empty_final_without_decoding() -> None:
+    dec = FakeDecoder()
+    got = await collect(await AsrTransformer(dec, fast()).transform(stream_of(*utterance("u1", silence(2000)))))
+    assert texts(got, FINAL) == [""]
+    assert texts(got, PARTIAL) == []
+    assert dec.calls == []
+
+
+async def test_an_utterance_ended_with_an_error_is_forwarded_without_a_final() -> None:
+    dec = FakeDecoder()
+    chunks = [MessageChunk.bos("u1"), *chunks_of(speech(600), "u1"), MessageChunk.eos("u1", error="interrupted")]
+    got = await collect(await AsrTransformer(dec, fast(partials=False)).transform(stream_of(*chunks)))
+    assert texts(got, FINAL) == []
+    assert got[-1].is_end_of_stream() and got[-1].error == "interrupted"
+
+
+async def test_each_utterance_gets_its_own_route_and_final() -> None:
+    dec = FakeDecoder()
+    chunks = [*utterance("a", speech(1000)), *utterance("b", speech(2000)), MessageChunk.text("note", stream_id="t")]
+    got = await collect(await AsrTransformer(dec, fast(partials=False)).transform(stream_of(*chunks)))
+    finals = {c.stream_id: c.part.text for c in got if c.label == FINAL and isinstance(c.part, Text)}
+    assert finals == {"a": "one two", "b": "one two three four"}
+    assert any(isinstance(c.part, Text) and c.part.text == "note" for c in got)
+
+
+async def test_long_utterances_are_decoded_in_segments_and_the_final_joins_them() -> None:
+    dec = FakeDecoder(words=[f"w{i}" for i in range(200)])
+    settings = fast(partials=False, segment_max_ms=2000, segment_search_ms=500)
+    got = await collect(await AsrTransformer(dec, settings).transform(stream_of(*utterance("u1", speech(7000)))))
+    assert max(size for size, _ in dec.calls) <= 2000 * RATE_MS
+    assert len(dec.calls) >= 4
+    (final,) = texts(got, FINAL)
+    assert len(final.split()) >= 12  # ~ one word per 500 ms over 7 s, segment by segment
+
+
+async def test_the_committed_prefix_keeps_growing_across_segment_cuts() -> None:
+    dec = FakeDecoder(words=[f"w{i}" for i in range(200)])
+    src = StreamBuilder()
+    out = await AsrTransformer(dec, fast(segment_max_ms=2000, segment_search_ms=500)).transform(src.stream)
+    src.push(MessageChunk.bos("u1"))
+    for piece in chunks_of(speech(7000), "u1"):
+        src.push(piece)
+        await asyncio.sleep(0.01)
+    src.push(MessageChunk.eos("u1"))
+    src.done()
+    got = await asyncio.wait_for(collect(out), 10)
+    committed = [c.meta["committed"] for c in got if c.label == PARTIAL and c.meta is not None]
+    assert len(committed) >= 6
+    for a, b in itertools.pairwise(committed):
+        assert b.startswith(a), (a, b)
+    assert len(committed[-1].split()) > 4  # words of closed segments stay shown
+
+
+async def test_48k_stereo_utterance_is_converted_to_16k_mono() -> None:
+    dec = FakeDecoder()
+    mono = np.frombuffer(speech(1000), dtype="<i2")
+    up = np.repeat(np.repeat(mono, 3), 2).astype("<i2").tobytes()  # 48 kHz, 2 channels
+    chunks = [MessageChunk.blob("audio/L16; rate=48000; channels=2", up[i : i + 19200], stream_id="u1") for i in range(0, len(up), 19200)]
+    got = await collect(await AsrTransformer(dec, fast(partials=False)).transform(stream_of(*chunks, MessageChunk.eos("u1"))))
+    assert texts(got, FINAL) == ["one two"]
+    ((size, final),) = dec.calls
+    assert final and abs(size - 1000 * RATE_MS) < 200
+
+
+async def test_a_decoder_failure_ends_the_route_and_the_output_with_that_error() -> None:
+    dec = FakeDecoder(fail=RuntimeError("model exploded"))
+    out = await AsrTransformer(dec, fast(partials=False)).transform(stream_of(*utterance("u1", speech(800))))
+    got: list[MessageChunk] = []
+    with pytest.raises(RuntimeError, match="model exploded"):
+        while True:
+            got.append(await asyncio.wait_for(out.next(), 5))
+    assert got[-1].is_end_of_stream() and "model exploded" in got[-1].error
+
+
+async def test_an_input_failure_while_a_final_decodes_still_closes_that_route() -> None:
+    hold = threading.Event()
+    dec = FakeDecoder(hold_finals=hold)
+    src = StreamBuilder()
+    out = await AsrTransformer(dec, fast(partials=False)).transform(src.stream)
+    src.push_many(utterance("u1", speech(800)))
+    assert (await asyncio.wait_for(out.next(), 5)).label == SPEECH_START
+    await asyncio.sleep(0.05)  # the final decode is now held in the decoder
+    src.abort(ConnectionError("capture died"))
+    got: list[MessageChunk] = []
+    with pytest.raises(ConnectionError):
+        while True:
+            got.append(await asyncio.wait_for(out.next(), 5))
+    hold.set()
+    assert [c.error for c in got if c.is_end_of_stream()] == ["capture died"]
+
+
+def test_local_agreement_commits_only_what_two_hypotheses_share() -> None:
+    la = LocalAgreement()
+    assert la.update("the quick") == ("", "the quick")
+    assert la.update("the quick brown") == ("the quick", "brown")
+    assert la.update("the quack brown fox") == ("the quick", "brown fox")  # a revision never un-commits
+    assert la.update("The quick, brown fox jumps") == ("the quick", "brown fox jumps")
+    assert la.update("the quick brown fox jumps over") == ("the quick brown fox jumps", "over")
+
+
+def test_quietest_cut_finds_the_pause() -> None:
+    pcm = np.frombuffer(speech(3000) + silence(200) + speech(1000), dtype="<i2")
+    cut = quietest_cut(pcm, 2000 * RATE_MS)
+    assert 3000 * RATE_MS <= cut <= 3200 * RATE_MS
+
+
+def test_unknown_or_bad_settings_are_named() -> None:
+    with pytest.raises(AsrConfigError, match="segment_max_ms"):
+        AsrSettings(segment_max_ms=40_000).validate()
+    with pytest.raises(AsrConfigError, match="beam"):
+        from_config({"beam": 3}, decoder=FakeDecoder())
+
+
+def contract_case() -> ContractCase:
+    return ContractCase(
+        make_transformer=lambda: AsrTransformer(FakeDecoder(), fast()),
+        opening=lambda i: [MessageChunk.bos(f"u{i}"), *chunks_of(speech(800), f"u{i}")],
+        closing=lambda i: [*chunks_of(speech(200), f"u{i}"), MessageChunk.eos(f"u{i}")],
+        timeout=10,
+    )
+
+
+async def test_asr_transformer_meets_the_transformer_contract() -> None:
+    await check_transformer_contract(contract_case())
