@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import logging
-import sys
 import threading
 import time
 from collections.abc import Callable, Hashable, Mapping
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from genx.errors import GenxError
+from genx.resources import find_in_package, package_roots
 
 log = logging.getLogger(__name__)
 
@@ -122,28 +122,13 @@ def resource_path(package: str, relative: str) -> Path:
     imported). Raises :class:`ModelNotFoundError` when the package or the file is
     missing.
     """
-    rel = Path(relative)
-    meipass = getattr(sys, "_MEIPASS", None)
-    if isinstance(meipass, str):
-        frozen = Path(meipass) / package / rel
-        if frozen.exists():
-            return frozen
-    try:
-        spec = importlib.util.find_spec(package)
-    except (ImportError, ValueError):
-        spec = None
-    if spec is None:
+    roots = package_roots(package)
+    if not roots:
         raise ModelNotFoundError(f"package {package!r}", pip=package.replace("_", "-"))
-    locations = list(spec.submodule_search_locations or [])
-    if not locations and spec.origin:
-        locations = [str(Path(spec.origin).parent)]
-    for loc in locations:
-        candidate = Path(loc) / rel
-        if candidate.exists():
-            return candidate
-    raise ModelNotFoundError(
-        f"{relative!r} in package {package!r}", path=Path(locations[0]) / rel if locations else None, pip=package.replace("_", "-")
-    )
+    found = find_in_package(package, relative)
+    if found is not None:
+        return found
+    raise ModelNotFoundError(f"{relative!r} in package {package!r}", path=roots[0] / relative, pip=package.replace("_", "-"))
 
 
 def find_model(path: str | Path | None, default: PackagedModel) -> Path:

