@@ -16,6 +16,7 @@ model decides how to use it safely (see each module).
 from __future__ import annotations
 
 import asyncio
+import atexit
 import importlib.util
 import logging
 import threading
@@ -236,6 +237,24 @@ class SharedModel(Generic[T]):
 
 
 _MISSING = object()
+
+
+def close_all() -> None:
+    """Close cached models that hold native resources (llama.cpp), before interpreter teardown frees their libraries."""
+    with _registry_lock:
+        models = list(_cache.values())
+        _cache.clear()
+        _slot_locks.clear()
+    for m in models:
+        close = getattr(m, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception:  # teardown: a model that fails to close must not hide the others
+                log.debug("closing %r failed", m, exc_info=True)
+
+
+atexit.register(close_all)
 
 
 def evict(key: Hashable) -> bool:

@@ -1,0 +1,416 @@
+"""``parley --headless``: the voice loop in a terminal, on real audio devices.
+
+Builds the configured stack from the settings (``app.settings``) through the
+model loader and the muxes (offline default: WebRTC VAD, faster-whisper, SmolLM2
+on llama.cpp, Piper), opens the microphone and speaker (the system defaults, or
+``--input-device`` / ``--output-device``), runs :class:`genx.agentkit.loop.VoiceLoop`
+and prints the conversation: partial transcripts on one updating line, final
+transcripts, the assistant's words as they are heard, barge-ins, per-turn
+latencies and errors. Ctrl-C (or ``--quit-after``) quits cleanly.
+
+Exit codes: 0 normal end, 1 the loop stopped on an error, 2 no usable audio
+device (or PortAudio missing), 3 a configuration / model problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import signal
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from genx.agentkit.echo import MILD_VAD, DelayEstimator, EchoCanceller, EchoGate, FarEndTimeline, VadEchoFallback, try_echo_canceller
+from genx.agentkit.events import (
+    AssistantDone,
+    AssistantSpoken,
+    BargeIn,
+    ConversationStarted,
+    Event,
+    LoopError,
+    LoopState,
+    Mode,
+    StateChanged,
+    TurnMetrics,
+    UserFinal,
+    UserPartial,
+)
+from genx.agentkit.loop import LoopConfig, VoiceLoop
+from genx.agentkit.metrics import format_metrics
+from genx.agentkit.store import ConversationStore
+from genx.agentkit.tts import StreamkitSpeech
+from genx.generators import Generator
+from genx.generators.mux import GeneratorMux
+from genx.transformers import Transformer
+from genx.transformers.mux import TransformerMux
+
+log = logging.getLogger("parley.headless")
+
+EXIT_OK, EXIT_ERROR, EXIT_NO_DEVICE, EXIT_CONFIG = 0, 1, 2, 3
+
+
+@dataclass
+class Stack:
+    """The models the loop talks to (built from the settings, weights loaded by :meth:`warm`)."""
+
+    generator: Generator
+    generator_name: str
+    vad: Any  # genx.local.vad.VadTransformer (hands-free)
+    ptt_vad: Any  # the same settings in "external" mode (push-to-talk trimming)
+    asr: Transformer
+    speech: StreamkitSpeech
+    warmers: list[Callable[[], Any]] = field(default_factory=list)
+
+    async def warm(self) -> None:
+        """Load every model (in worker threads) so the first turn does not pay for it."""
+        await asyncio.gather(*(w() for w in self.warmers))
+
+
+def build_stack(settings: Any, *, generator: str | None = None) -> Stack:
+    """The configured generator / VAD / ASR / voice (cheap: weights load in :meth:`Stack.warm`)."""
+    from genx.local.vad import VadTransformer
+    from genx.modelloader import load_into
+
+    gens = GeneratorMux()
+    trs = TransformerMux()
+    load_into(settings, gens, trs)
+    loop_s = settings.loop
+    name = generator or loop_s.generator
+    gen_impl = gens.resolve(name)
+    vad = trs.resolve(loop_s.vad)
+    if not isinstance(vad, VadTransformer):
+        raise TypeError(f"[loop] vad = {loop_s.vad!r} is not a WebRTC VAD; the voice loop needs kind 'webrtcvad'")
+    vad.tune(end_silence_ms=loop_s.end_of_turn_silence_ms, aggressiveness=loop_s.vad_aggressiveness)
+    ptt_vad = VadTransformer(dataclasses.replace(vad.settings, mode="external"))
+    asr = trs.resolve(loop_s.asr)
+    tts = trs.resolve(loop_s.voice)
+    synth = getattr(tts, "synthesizer", None)
+    if synth is None:
+        raise TypeError(f"[loop] voice = {loop_s.voice!r} is not a streamkit TTS voice (no synthesizer)")
+    speech = StreamkitSpeech(synth, language=getattr(tts, "language", "auto"), max_chunk_ms=20)
+    warmers: list[Callable[[], Any]] = [w for w in (getattr(x, "warm", None) for x in (gen_impl, asr, synth)) if w is not None]
+    return Stack(gens, name, vad, ptt_vad, asr, speech, warmers)
+
+
+def loop_config(settings: Any, *, mode: str | None = None, generator: str | None = None) -> LoopConfig:
+    s = settings.loop
+    return LoopConfig(
+        mode=Mode.parse(mode or s.mode),
+        barge_in=bool(s.barge_in),
+        generator=generator or s.generator,
+        system_prompt=s.system_prompt,
+        echo_fallback=True,
+    )
+
+
+class TerminalView:
+    """Prints loop events: partials on one updating line (on a terminal), everything else as lines."""
+
+    def __init__(self, out: TextIO = sys.stdout, *, show_metrics: bool = True) -> None:
+        self.out = out
+        self.tty = out.isatty()
+        self.show_metrics = show_metrics
+        self._line = ""  # the updating line currently shown
+        self._spoken: dict[str, str] = {}
+
+    def __call__(self, e: Event) -> None:
+        if isinstance(e, UserPartial):
+            self._update(f"you: {e.text} …")
+        elif isinstance(e, UserFinal):
+            self._final(f"you{' (typed)' if e.typed else ''}: {e.text}")
+        elif isinstance(e, AssistantSpoken):
+            self._spoken[e.turn_id] = e.spoken_text
+            self._update(f"parley: {e.spoken_text}")
+        elif isinstance(e, AssistantDone):
+            mark = " [interrupted]" if e.interrupted else ""
+            err = f" [error: {e.error}]" if e.error else ""
+            self._final(f"parley: {e.spoken_text}{mark}{err}")
+        elif isinstance(e, BargeIn):
+            self._final(f"  (barge-in: playback stopped in {e.latency_ms:.0f} ms)")
+        elif isinstance(e, TurnMetrics) and self.show_metrics:
+            self._final(f"  ({format_metrics(e)})")
+        elif isinstance(e, LoopError):
+            self._final(f"  ! {e.kind.value}: {e.message}")
+        elif isinstance(e, StateChanged) and e.state is LoopState.LISTENING and e.reason == "started":
+            self._final("listening… (Ctrl-C quits)")
+        elif isinstance(e, ConversationStarted):
+            self._final(f"conversation {e.conversation_id}")
+
+    def _update(self, text: str) -> None:
+        if self.tty:
+            pad = max(0, len(self._line) - len(text))
+            self.out.write("\r" + text + " " * pad)
+            self.out.flush()
+            self._line = text
+        # not a terminal: partial lines would flood the log; only finals are printed
+
+    def line(self, text: str) -> None:
+        """Print a whole line (clearing an updating line first)."""
+        self._final(text)
+
+    def _final(self, text: str) -> None:
+        if self.tty and self._line:
+            self.out.write("\r" + " " * len(self._line) + "\r")
+            self._line = ""
+        self.out.write(text + "\n")
+        self.out.flush()
+
+
+async def open_devices(input_device: str | int | None, output_device: str | int | None, *, backend: Any = None) -> tuple[Any, Any]:
+    """Start capture (16 kHz: what VAD, ASR and AEC take) and player; raises ``app.audio.AudioDeviceError`` subclasses."""
+    from app.audio import Capture, Player
+
+    capture = Capture(input_device, rate=16000, chunk_ms=20, backend=backend)
+    player = Player(output_device, block_ms=10, lead_blocks=6, backend=backend)
+    await capture.start()
+    try:
+        await player.start()
+    except BaseException:
+        await capture.stop()
+        raise
+    return capture, player
+
+
+def _device_arg(v: str | int | None) -> str | int | None:
+    if isinstance(v, str) and v.strip().isdigit():
+        return int(v.strip())
+    return v
+
+
+def make_echo(settings: Any, vad: Any) -> tuple[EchoCanceller | None, EchoGate, VadEchoFallback]:
+    """AEC when enabled and available; the residual echo gate and a stricter VAD while speaking, always."""
+    far = FarEndTimeline()
+    echo = try_echo_canceller(far=far) if settings.loop.echo_cancellation else None
+    if echo is not None:
+        gate = EchoGate(far, estimator=echo.estimator)
+    else:
+        gate = EchoGate(far, estimator=DelayEstimator(far), own_estimator=True)
+    return echo, gate, VadEchoFallback(vad, MILD_VAD)
+
+
+class KeyCommands:
+    """Terminal input: Enter toggles push-to-talk, ``/`` commands, any other line is a typed message."""
+
+    HELP = (
+        "keys: Enter = talk / stop talking (push-to-talk), /stop, /new, /mute, /unmute, "
+        "/mode hands-free|push-to-talk, /quit; other text is sent as a message"
+    )
+
+    def __init__(self, loop: VoiceLoop, view: TerminalView, quit: Callable[[], None]) -> None:
+        self.loop = loop
+        self.view = view
+        self.quit = quit
+
+    def line(self, text: str) -> None:
+        if text == "":  # EOF
+            return
+        cmd = text.strip()
+        lp = self.loop
+        if not cmd:
+            if lp.mode is Mode.PUSH_TO_TALK or lp.state is LoopState.SPEAKING:
+                if lp.push_to_talk_open:
+                    lp.push_to_talk_up()
+                else:
+                    lp.push_to_talk_down()
+                    self.view.line("  (talking… press Enter when done)")
+            return
+        if not cmd.startswith("/"):
+            lp.send_text(cmd)
+            return
+        name, _, arg = cmd[1:].partition(" ")
+        if name == "stop":
+            lp.stop_speaking()
+        elif name == "new":
+            lp.new_conversation()
+        elif name == "mute":
+            lp.mute(True)
+        elif name == "unmute":
+            lp.mute(False)
+        elif name == "mode":
+            lp.set_mode(arg or "hands-free")
+        elif name in ("quit", "exit"):
+            self.quit()
+        else:
+            self.view.line(self.HELP)
+
+
+QUIET_AUDIO_EVENTS = frozenset({"underrun", "overflow", "opened", "closed"})
+
+
+class Session:
+    """The voice loop on real devices: what ``--headless`` runs (tests and the bench drive it too).
+
+    :meth:`open` builds the stack, opens the devices (``AudioDeviceError`` when it
+    cannot), loads the models and starts the loop; :meth:`close` stops everything.
+    """
+
+    def __init__(
+        self,
+        settings: Any,
+        *,
+        input_device: str | int | None = None,
+        output_device: str | int | None = None,
+        mode: str | None = None,
+        generator: str | None = None,
+        store: ConversationStore | None = None,
+        backend: Any = None,
+    ) -> None:
+        self.settings = settings
+        self.input_device = _device_arg(input_device if input_device is not None else settings.audio.input_device)
+        self.output_device = _device_arg(output_device if output_device is not None else settings.audio.output_device)
+        self.mode = mode
+        self.generator = generator
+        self.store = store if store is not None else ConversationStore()
+        self.backend = backend
+        self.stack: Stack | None = None
+        self.capture: Any = None
+        self.player: Any = None
+        self.echo: EchoCanceller | None = None
+        self.gate: EchoGate | None = None
+        self.loop: VoiceLoop | None = None
+
+    def build(self) -> Stack:
+        self.stack = build_stack(self.settings, generator=self.generator)
+        return self.stack
+
+    async def open_devices(self) -> None:
+        self.capture, self.player = await open_devices(self.input_device, self.output_device, backend=self.backend)
+
+    async def start(self, on_event: Callable[[Event], None] | None = None) -> VoiceLoop:
+        """Warm the models and start the loop (after :meth:`build` and :meth:`open_devices`)."""
+        stack = self.stack or self.build()
+        if self.capture is None:
+            await self.open_devices()
+        await stack.warm()
+        cfg = loop_config(self.settings, mode=self.mode, generator=self.generator)
+        self.echo, self.gate, fallback = make_echo(self.settings, stack.vad)
+        self.loop = VoiceLoop(
+            capture=self.capture.stream,
+            vad=stack.vad,
+            asr=stack.asr,
+            generator=stack.generator,
+            speech=stack.speech,
+            player=self.player,
+            config=cfg,
+            ptt_vad=stack.ptt_vad,
+            store=self.store,
+            echo=self.echo,
+            echo_gate=self.gate,
+            echo_fallback=fallback,
+        )
+        if on_event is not None:
+            self.loop.bus.subscribe(on_event)
+        await self.loop.start()
+        return self.loop
+
+    async def close(self) -> None:
+        if self.loop is not None:
+            await self.loop.stop()
+        if self.capture is not None:
+            await self.capture.stop()
+        if self.player is not None:
+            await self.player.close()
+
+
+async def run_headless(args: argparse.Namespace, *, out: TextIO = sys.stdout, err: TextIO | None = None, backend: Any = None) -> int:
+    """The headless session; ``backend`` replaces PortAudio (tests)."""
+    from app.audio.errors import AudioDeviceError
+    from app.settings import load_or_defaults
+    from genx.errors import GenxError
+
+    err = err if err is not None else sys.stderr
+    settings, cfg_err = load_or_defaults(getattr(args, "config", None))
+    if cfg_err is not None:
+        print(f"parley: settings file has errors, using the defaults: {cfg_err}", file=err)
+    session = Session(
+        settings,
+        input_device=getattr(args, "input_device", None),
+        output_device=getattr(args, "output_device", None),
+        mode=getattr(args, "mode", None),
+        generator=getattr(args, "generator", None),
+        backend=backend,
+    )
+    try:
+        session.build()
+    except (GenxError, TypeError, ValueError) as e:
+        print(f"parley: cannot build the model stack: {e}", file=err)
+        return EXIT_CONFIG
+    try:
+        await session.open_devices()
+    except AudioDeviceError as e:
+        print(f"parley: {e}", file=err)
+        return EXIT_NO_DEVICE
+
+    view = TerminalView(out)
+    mic = session.capture.device.label if session.capture.device else "?"
+    spk = session.player.device.label if session.player.device else "?"
+    print(f"parley: microphone {mic}, speaker {spk}", file=out)
+    print("parley: loading models…", file=out, flush=True)
+
+    def on_audio(ev: Any) -> None:
+        if getattr(ev, "kind", "") not in QUIET_AUDIO_EVENTS:
+            view.line(f"  ~ audio {ev.direction} {ev.device}: {ev.message}")
+
+    for dev in (session.capture, session.player):
+        dev.add_listener(on_audio)
+    try:
+        voice_loop = await session.start(view)
+    except (GenxError, OSError, RuntimeError) as e:
+        await session.close()
+        print(f"parley: cannot load a model: {e}", file=err)
+        return EXIT_CONFIG
+
+    aio = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            aio.add_signal_handler(sig, stop.set)
+    quit_after = getattr(args, "quit_after", None)
+    if quit_after:
+        aio.call_later(float(quit_after), stop.set)
+    keys = KeyCommands(voice_loop, view, stop.set)
+    stdin_attached = False
+    if sys.stdin is not None and sys.stdin.isatty():
+        with contextlib.suppress(NotImplementedError, OSError, ValueError):
+            aio.add_reader(sys.stdin.fileno(), lambda: keys.line(sys.stdin.readline()))
+            stdin_attached = True
+            view.line(KeyCommands.HELP)
+
+    runner = asyncio.ensure_future(voice_loop.run())
+    waiter = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({runner, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        failed = voice_loop.state is LoopState.ERROR
+        await session.close()
+        waiter.cancel()
+        with contextlib.suppress(BaseException):
+            await runner
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                aio.remove_signal_handler(sig)
+        if stdin_attached:
+            with contextlib.suppress(Exception):
+                aio.remove_reader(sys.stdin.fileno())
+    print(f"parley: bye ({voice_loop.turns_done} turns)", file=out, flush=True)
+    return EXIT_ERROR if failed else EXIT_OK
+
+
+def main(args: argparse.Namespace) -> int:
+    """Entry point of ``parley --headless`` (see :mod:`app.cli`)."""
+    from app.logging_setup import setup_logging
+
+    with contextlib.suppress(OSError):
+        setup_logging(logging.INFO, console=True)
+    try:
+        return asyncio.run(run_headless(args))
+    except KeyboardInterrupt:
+        return EXIT_OK
+
+
+__all__ = ["Session", "Stack", "TerminalView", "build_stack", "loop_config", "main", "make_echo", "open_devices", "run_headless"]

@@ -1,0 +1,355 @@
+"""The application's life cycle around the window: load the voice stack in the background, apply settings,
+open dialogs, and shut down cleanly.
+
+Order of events: window shown (no model imported yet) → preflight (what is installed) → the loop factory
+loads models in worker threads, reporting progress → the presenter attaches the loop (typing works as soon as
+a loop exists; talking once voice is ready). Quit: the window stays until the loop is closed (audio streams
+closed, the turn in progress stored), bounded so nothing hangs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from PySide6.QtCore import QObject, QSettings, Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import QApplication
+
+from app.logging_setup import log_dir
+from app.settings import Settings
+from app.ui import preflight
+from app.ui.loop_port import call_command, close_loop
+from app.ui.main_window import MainWindow
+from app.ui.presenter import Presenter
+from app.ui.theme import apply_theme
+from app.ui.tray import Tray
+from genx.agentkit.events import LoopControl, Mode
+from genx.agentkit.store import ConversationStore
+
+if TYPE_CHECKING:  # dialogs are imported when first opened: they are not on the startup path
+    from app.ui.dialogs import AboutDialog
+    from app.ui.settings_dialog import AudioTools, SettingsDialog
+    from app.ui.settings_form import Keyring
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, float | None], None]
+
+
+class LoopFactory(Protocol):
+    """Builds a running voice loop from settings. Heavy work (imports, model loads, device opening) must run in
+    worker threads; ``progress(message, fraction)`` may be called from the event-loop thread only."""
+
+    async def build(self, settings: Settings, *, progress: Progress, voice: bool) -> LoopControl: ...
+
+
+class AppController(QObject):
+    window_shown = Signal()  # the window is on screen (first paint done)
+    voice_ready = Signal()  # the loop is attached with voice on
+    loop_attached = Signal()  # a loop is attached (typing works)
+    closed = Signal()
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        config_path: Path,
+        factory: LoopFactory | None,
+        store: ConversationStore | None = None,
+        window_state: QSettings | None = None,
+        window: MainWindow | None = None,
+        window_shown_s: float | None = None,
+        keyring: Keyring | None = None,
+        audio_tools: AudioTools | None = None,
+        preflight_check: Callable[[Settings], list[preflight.Missing]] | None = preflight.check,
+        config_error: str = "",
+        started_at: float | None = None,
+        close_grace_s: float = 8.0,
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self.config_path = config_path
+        self.factory = factory
+        self.store = store
+        self.keyring = keyring
+        self.audio_tools = audio_tools
+        self.preflight_check = preflight_check
+        self.config_error = config_error
+        self.started_at = time.perf_counter() if started_at is None else started_at
+        self.close_grace_s = close_grace_s
+        self.window_shown_s: float | None = window_shown_s
+        self.ready_s: float | None = None
+        self.missing: list[preflight.Missing] = []
+        self.window = window if window is not None else MainWindow(window_state=window_state)
+        self.window.allow_close = False
+        self.presenter = Presenter(self.window, store=store)
+        self.tray = Tray(self.window)
+        self.loop: LoopControl | None = None
+        self.dialogs: list[Any] = []  # open dialogs (tests look here)
+        self._load_task: asyncio.Task[None] | None = None
+        self._quit = asyncio.Event()
+        self._shutting_down = False
+        self._shutdown_task: asyncio.Task[None] | None = None
+        w = self.window
+        w.quit_requested.connect(self.request_quit)
+        w.settings_requested.connect(self.open_settings)
+        w.about_requested.connect(self.open_about)
+        w.open_logs_requested.connect(self.open_logs)
+        self.presenter.state_changed.connect(self.tray.set_state)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.setQuitOnLastWindowClosed(False)  # quitting is ours: the loop closes before the window goes
+        self.apply_ui(settings)
+        QGuiApplication.styleHints().colorSchemeChanged.connect(self._os_scheme_changed)
+
+    # -- start -------------------------------------------------------------------------------------------------
+    def show(self) -> None:
+        if self.window_shown_s is None or not self.window.isVisible():
+            self.window.show()
+            self.window.raise_()
+            QApplication.processEvents()  # the first paint, so "shown" means visible
+            self.window_shown_s = time.perf_counter() - self.started_at
+        log.info("window shown %.3f s after launch", self.window_shown_s)
+        self.window_shown.emit()
+        if self.config_error:
+            from app.ui.dialogs import error_box
+
+            self._dialog(
+                error_box(
+                    self.window,
+                    "Settings file has problems",
+                    f"Parley is using its default settings because {self.config_path} could not be used. "
+                    "Fix the file, or open Settings and save to replace it.",
+                    self.config_error,
+                )
+            )
+        self.presenter.refresh_conversations()
+
+    def start_loading(self) -> None:
+        if self._load_task is None or self._load_task.done():
+            self._load_task = asyncio.ensure_future(self._load(self.settings))
+
+    async def run(self) -> int:
+        """Show the window, load in the background, and return when the app has shut down."""
+        self.show()
+        self.start_loading()
+        await self._quit.wait()
+        return 0
+
+    def _progress(self, message: str, fraction: float | None) -> None:
+        self.window.set_progress(message, fraction)
+
+    async def _load(self, settings: Settings) -> None:
+        w = self.window
+        self._progress("Checking the offline models…", -1)
+        voice = True
+        if self.preflight_check is not None:
+            try:
+                self.missing = await asyncio.to_thread(self.preflight_check, settings)
+            except Exception:
+                log.exception("preflight check failed; trying to load anyway")
+                self.missing = []
+            if self.missing:
+                from app.ui.dialogs import MissingDialog
+
+                self._dialog(MissingDialog(self.missing, self.window)).open()
+                if not all(m.voice_only for m in self.missing):
+                    self._progress("", None)
+                    self.presenter.set_voice_available(False, "Parley cannot answer until the missing parts are installed")
+                    w.state_indicator.set_state("error", "missing components — see the dialog")
+                    return
+                voice = False
+        if self.factory is None:
+            self._progress("", None)
+            return
+        loop: LoopControl | None
+        try:
+            loop = await self.factory.build(settings, progress=self._progress, voice=voice)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            loop = await self._load_failed(settings, e, voice)
+            if loop is None:
+                return
+            voice = False
+        if self._shutting_down:
+            await close_loop(loop, self.close_grace_s)
+            return
+        self.loop = loop
+        reason = "" if voice else "Voice is off (see the message); typing works"
+        self.presenter.attach(loop, voice=voice, reason=reason)
+        self.ready_s = time.perf_counter() - self.started_at
+        self._progress("Ready — hold Space to talk, or type." if voice else "Ready for typing.", None)
+        log.info("voice loop ready %.3f s after launch (voice %s)", self.ready_s, "on" if voice else "off")
+        self.loop_attached.emit()
+        if voice:
+            self.voice_ready.emit()
+
+    async def _load_failed(self, settings: Settings, e: Exception, voice: bool) -> LoopControl | None:
+        """Show what went wrong; when only voice failed, retry without voice so typing still works."""
+        from app.ui.dialogs import MissingDialog, error_box
+        from genx.local.models import MissingPackageError, ModelNotFoundError
+
+        log.error("loading the voice loop failed: %s", e, exc_info=e)
+        audio_problem = type(e).__module__.startswith("app.audio")
+        if isinstance(e, ModelNotFoundError | MissingPackageError):
+            pip = getattr(e, "pip", "")
+            missing = [preflight.Missing(str(e), f"pip install {pip}" if pip else str(e), pip)]
+            self._dialog(MissingDialog(missing, self.window)).open()
+        elif audio_problem:
+            title = "No microphone or speaker" if type(e).__name__ == "NoAudioDeviceError" else "Audio device problem"
+            if type(e).__name__ == "PortAudioMissingError":
+                missing = [preflight.Missing("the PortAudio sound library", preflight.portaudio_install_hint())]
+                self._dialog(MissingDialog(missing, self.window)).open()
+            else:
+                self._dialog(error_box(self.window, title, f"{e}\n\nYou can still type to Parley. Pick devices in Settings → Audio."))
+        else:
+            self._dialog(error_box(self.window, "Parley could not start its voice", str(e)))
+        self._progress("", None)
+        if voice and self.factory is not None:
+            try:
+                return await self.factory.build(settings, progress=self._progress, voice=False)
+            except Exception as e2:
+                log.error("text-only loop failed too: %s", e2, exc_info=e2)
+        self.presenter.set_voice_available(False, "Parley could not start — see the message")
+        self.window.state_indicator.set_state("error", str(e))
+        return None
+
+    # -- settings ----------------------------------------------------------------------------------------------
+    def apply_ui(self, s: Settings) -> None:
+        app = QApplication.instance()
+        if isinstance(app, QApplication) and app.property("parleyScheme") != s.ui.theme:
+            apply_theme(app, s.ui.theme)
+        seq = QKeySequence(s.ui.hotkey)
+        if seq.count() == 1:
+            self.window.set_hotkey(seq[0].key(), s.ui.hotkey)  # type: ignore[index]  # QKeySequence.operator[] (not in the stubs)
+        self.tray.set_enabled(s.ui.tray)
+
+    def _os_scheme_changed(self, *_: object) -> None:
+        app = QApplication.instance()
+        if isinstance(app, QApplication) and self.settings.ui.theme == "system":
+            apply_theme(app, "system")
+
+    def open_settings(self) -> SettingsDialog:
+        from app.ui.settings_dialog import SettingsDialog
+
+        dlg = SettingsDialog(self.settings, config_path=self.config_path, audio=self.audio_tools, keyring=self.keyring, parent=self.window)
+        dlg.saved.connect(self.apply_settings)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self._dialog(dlg).open()
+        return dlg
+
+    def apply_settings(self, new: Settings) -> None:
+        """Apply saved settings now: cheap changes through loop commands, the rest by rebuilding the loop."""
+        old, self.settings = self.settings, new
+        self.apply_ui(new)
+        loop = self.loop
+        if loop is None:
+            if self._load_task is not None and not self._load_task.done():
+                self._load_task.cancel()
+            self.start_loading()
+            return
+        if old.loop.mode != new.loop.mode:
+            call_command(loop, "set_mode", Mode.parse(new.loop.mode))
+        heavy = (
+            old.audio != new.audio
+            or old.providers != new.providers
+            or old.generators != new.generators
+            or old.voices != new.voices
+            or old.asr != new.asr
+            or old.vad != new.vad
+            or old.loop.model_copy(update={"mode": new.loop.mode, "generator": new.loop.generator}) != new.loop
+        )
+        if not heavy:
+            if old.loop.generator != new.loop.generator:
+                call_command(loop, "set_generator", new.loop.generator)
+            return
+        reconfigure = getattr(loop, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                if reconfigure(new):
+                    return
+            except Exception:
+                log.exception("reconfigure failed; rebuilding the voice loop")
+        self._spawn_rebuild(loop)
+
+    def _spawn_rebuild(self, old_loop: LoopControl) -> None:
+        conversation = old_loop.conversation_id
+
+        async def rebuild() -> None:
+            self.presenter.detach()
+            self.loop = None
+            self.presenter.set_voice_available(False, "Applying settings…")
+            await close_loop(old_loop, self.close_grace_s)  # the turn in progress is stored first
+            await self._load(self.settings)
+            if self.loop is not None and self.store is not None:
+                has_turns = bool(await asyncio.to_thread(self.store.load, conversation))
+                if has_turns:  # carry on with the same conversation on the new loop
+                    self.presenter.open_conversation(conversation)
+
+        self._load_task = asyncio.ensure_future(rebuild())
+
+    # -- other menu items --------------------------------------------------------------------------------------
+    def open_about(self) -> AboutDialog:
+        from app.ui.dialogs import AboutDialog
+
+        dlg = AboutDialog(self.settings, self.window)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self._dialog(dlg).open()
+        return dlg
+
+    def open_logs(self) -> bool:
+        d = log_dir()
+        d.mkdir(parents=True, exist_ok=True)
+        ok = QDesktopServices.openUrl(QUrl.fromLocalFile(str(d)))
+        if not ok:
+            self.window.statusBar().showMessage(f"Logs are in {d}", 15_000)
+        return bool(ok)
+
+    def _dialog(self, dlg: Any) -> Any:
+        self.dialogs.append(dlg)
+        dlg.finished.connect(lambda *_: self.dialogs.remove(dlg) if dlg in self.dialogs else None)
+        return dlg
+
+    # -- quit --------------------------------------------------------------------------------------------------
+    def request_quit(self) -> None:
+        if not self._shutting_down:
+            self._shutting_down = True
+            self._shutdown_task = asyncio.ensure_future(self.shutdown())
+
+    async def shutdown(self) -> None:
+        """Close the loop (bounded), save the window state, close the window; then :meth:`run` returns."""
+        self._shutting_down = True
+        w = self.window
+        w.set_progress("Closing…", -1)
+        w.save_geometry()
+        task = self._load_task
+        if task is not None and not task.done():
+            task.cancel()
+            try:
+                await asyncio.wait_for(asyncio.shield(task), self.close_grace_s)
+            except (asyncio.CancelledError, TimeoutError):
+                pass
+            except Exception:
+                log.exception("loading ended with an error during shutdown")
+        loop, self.loop = self.loop, None
+        self.presenter.detach()
+        if loop is not None:
+            await close_loop(loop, self.close_grace_s)
+        try:
+            await asyncio.wait_for(self.presenter.drain(), 2.0)
+        except TimeoutError:
+            log.warning("conversation list refresh still running at quit")
+        for dlg in list(self.dialogs):
+            dlg.close()
+        self.tray.set_enabled(False)
+        w.allow_close = True
+        w.close()
+        log.info("Parley closed cleanly")
+        self.closed.emit()
+        self._quit.set()

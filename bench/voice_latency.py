@@ -1,0 +1,441 @@
+"""Voice-to-voice and barge-in latency of the whole loop, measured on recorded audio.
+
+Runs ``parley``'s loop (:class:`app.headless.Session`, the offline stack) against a
+private PulseAudio server (``tests/pulse.py``): questions spoken by espeak-ng are
+played into the virtual microphone in real time while both the microphone and the
+speaker are recorded. Per turn:
+
+* **voice-to-voice**: the last voiced sample of the question in the microphone
+  recording → the first audible sample of the answer in the speaker recording
+  (so it includes the end-of-turn silence wait, ASR, LLM, TTS and the devices);
+* **barge-in** (every ``--bargein-every``-th turn, on a long answer): the first
+  voiced sample of an interruption in the microphone → the speaker silent (the
+  start of a ≥ 300 ms quiet stretch, after the loop reported the barge-in);
+* **self-interruptions**: barge-ins the loop reported that the bench did not cause;
+* the per-stage breakdown from the loop's ``TurnMetrics`` (end-of-turn wait, ASR
+  final, LLM first token, first TTS audio, first sample handed to the device,
+  device output).
+
+Usage: ``python bench/voice_latency.py [--turns 24] [--eot-ms 300] [--echo] [--json]``.
+With ``--json`` the last line is one JSON object (``turns``, ``v2v_ms_p50``,
+``v2v_ms_p95``, ``bargein_ms_p50``, ``bargein_ms_p95``, ``self_interruptions``, stages).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import wave
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from pulse import MIC_SOURCE, PA_MIC, PA_SPEAKER, PulseServer, Recorder, pulse_server, window_rms_dbfs  # noqa: E402
+
+from genx.agentkit.events import (  # noqa: E402
+    AssistantDone,
+    BargeIn,
+    Event,
+    LoopState,
+    SpeechEnded,
+    StateChanged,
+    TurnMetrics,
+    UserFinal,
+)
+from genx.agentkit.metrics import LatencyStats  # noqa: E402
+from genx.agentkit.store import ConversationStore  # noqa: E402
+
+RATE = 16000
+LOUD_DB = -45.0
+
+QUESTIONS = [
+    "What is the capital of France?",
+    "How many days are in a week?",
+    "What color is the sky?",
+    "Name a fruit that is yellow.",
+    "What do bees make?",
+    "Is the sun a star?",
+    "What is two plus two?",
+    "Where do penguins live?",
+    "What language is spoken in Spain?",
+    "How many legs does a spider have?",
+    "What is the opposite of hot?",
+    "Which animal says moo?",
+]
+LONG_QUESTIONS = [
+    "Tell me a long story about a brave little dragon.",
+    "Tell me a long story about a pirate and his parrot.",
+    "Describe a day at the beach in many sentences.",
+    "Tell me a long story about a robot who learns to paint.",
+]
+INTERRUPTIONS = ["Stop please.", "Wait, stop.", "Hold on.", "Stop talking."]
+
+
+def espeak(text: str, folder: Path) -> np.ndarray:
+    out = folder / f"{abs(hash(text))}.wav"
+    if not out.exists():
+        subprocess.run(["espeak-ng", "-v", "en-us", "-s", "165", "-w", str(out), text], check=True, capture_output=True)
+    with wave.open(str(out)) as w:
+        x = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2")
+        rate = w.getframerate()
+    import soxr
+
+    return np.asarray(soxr.resample(x, rate, RATE), dtype=np.int16)
+
+
+def loud_windows(x: np.ndarray, threshold: float = LOUD_DB) -> np.ndarray:
+    return np.flatnonzero(window_rms_dbfs(x, RATE, 10) > threshold)
+
+
+@dataclass
+class TurnResult:
+    kind: str  # "v2v" | "bargein"
+    v2v_ms: float | None = None
+    bargein_ms: float | None = None
+    stages: dict[str, float] = field(default_factory=dict)
+    note: str = ""
+
+
+class Bench:
+    def __init__(self, server: PulseServer, args: argparse.Namespace, workdir: Path) -> None:
+        from app.headless import Session
+        from app.settings import Settings
+
+        settings = Settings()
+        settings.loop.end_of_turn_silence_ms = args.eot_ms
+        settings.loop.echo_cancellation = not args.no_aec
+        self.server = server
+        self.args = args
+        self.workdir = workdir
+        self.session = Session(settings, input_device=PA_MIC, output_device=PA_SPEAKER, store=ConversationStore(workdir / "store"))
+        self.events: list[Event] = []
+        self.expected_bargeins = 0
+        self.user_audio: list[tuple[float, float]] = []  # (start, end) of everything the bench said or did
+        self.mic: Recorder | None = None
+        self.spk: Recorder | None = None
+
+    def say(self, audio: np.ndarray) -> Any:
+        pb = self.server.play_into_mic(audio)
+        self.user_audio.append((pb.started_at, pb.started_at + pb.duration_s + 1.0))
+        return pb
+
+    def self_interruptions(self) -> int:
+        """Barge-ins the loop reported while the bench was not talking (nor stopping the answer)."""
+        return sum(1 for e in self.of(BargeIn) if not any(a <= e.at <= b for a, b in self.user_audio))
+
+    def done_after(self, mark: int) -> list[AssistantDone]:
+        """AssistantDone of the turn the bench started after ``mark`` (not of an answer cut meanwhile)."""
+        finals = self.of(UserFinal, mark)
+        if not finals:
+            return []
+        return [d for d in self.of(AssistantDone, mark) if d.turn_id == finals[0].turn_id]
+
+    def of(self, kind: type[Any], since: int = 0) -> list[Any]:
+        return [e for e in self.events[since:] if isinstance(e, kind)]
+
+    async def wait(self, pred: Any, limit: float) -> bool:
+        deadline = time.monotonic() + limit
+        while not pred():
+            if time.monotonic() > deadline:
+                return False
+            await asyncio.sleep(0.02)
+        return True
+
+    async def wait_quiet(self, seconds: float = 0.8, limit: float = 30.0) -> None:
+        """Until the speaker has been quiet for ``seconds`` and the loop listens."""
+        assert self.spk is not None
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            x = self.spk.samples()[-int(seconds * RATE) :]
+            loop = self.session.loop
+            if x.size and loud_windows(x).size == 0 and loop is not None and loop.state is LoopState.LISTENING:
+                return
+            await asyncio.sleep(0.1)
+
+    def voiced_span(self, start_t: float, dur: float) -> tuple[float, float] | None:
+        """(first, last) voiced time in the microphone recording within [start_t, start_t + dur]."""
+        assert self.mic is not None
+        x = self.mic.samples()
+        i0 = self.mic.index_at(start_t)
+        i1 = min(x.size, self.mic.index_at(start_t + dur))
+        idx = loud_windows(x[i0:i1])
+        if idx.size == 0:
+            return None
+        first = i0 + idx[0] * RATE // 100
+        last = i0 + (idx[-1] + 1) * RATE // 100
+        return float(self.mic.time_of(first)), float(self.mic.time_of(last))
+
+    def first_audible_after(self, t: float) -> float | None:
+        assert self.spk is not None
+        x = self.spk.samples()
+        i0 = self.spk.index_at(t)
+        idx = loud_windows(x[i0:])
+        if idx.size == 0:
+            return None
+        return float(self.spk.time_of(i0 + idx[0] * RATE // 100))
+
+    def quiet_before(self, t: float, seconds: float) -> bool:
+        assert self.spk is not None
+        x = self.spk.samples()
+        i1 = self.spk.index_at(t)
+        i0 = max(0, i1 - int(seconds * RATE))
+        return bool(i1 > i0 and loud_windows(x[i0:i1]).size == 0)
+
+    def silent_after(self, t: float, quiet_s: float = 0.3) -> float | None:
+        """Start of the first ≥ ``quiet_s`` quiet stretch of the speaker after ``t``."""
+        assert self.spk is not None
+        x = self.spk.samples()
+        i0 = self.spk.index_at(t)
+        levels = window_rms_dbfs(x[i0:], RATE, 10)
+        need = int(quiet_s * 100)
+        quiet = levels <= LOUD_DB
+        run = 0
+        for i, q in enumerate(quiet):
+            run = run + 1 if q else 0
+            if run >= need:
+                return float(self.spk.time_of(i0 + (i - need + 1) * RATE // 100))
+        return None
+
+    async def v2v_turn(self, text: str) -> TurnResult:
+        loop = self.session.loop
+        assert loop is not None
+        mark = len(self.events)
+        audio = espeak(text, self.workdir)
+        pb = self.say(audio)
+        ok = await self.wait(lambda: any(isinstance(e, StateChanged) and e.state is LoopState.SPEAKING for e in self.events[mark:]), 60)
+        if not ok:
+            done = self.done_after(mark)
+            return TurnResult("v2v", note="no answer" + (f" ({done[0].error})" if done and done[0].error else ""))
+        await asyncio.sleep(1.2)
+        if not self.done_after(mark):
+            self.expected_bargeins += 1
+            now = time.monotonic()
+            self.user_audio.append((now - 0.1, now + 0.5))
+            loop.stop_speaking()  # enough heard: keep the bench short
+        await self.wait(lambda: bool(self.of(AssistantDone, mark)), 20)
+        span = self.voiced_span(pb.started_at, pb.duration_s + 1.0)
+        if span is None:
+            return TurnResult("v2v", note="question not found in the microphone recording")
+        heard = self.first_audible_after(span[1] + 0.05)
+        res = TurnResult("v2v")
+        if heard is not None and heard - span[1] > 15.0:
+            heard, res.note = None, "no answer heard within 15 s"
+        if heard is not None:
+            res.v2v_ms = (heard - span[1]) * 1000
+        res.stages = self.stages(mark, span[1], heard)
+        return res
+
+    async def bargein_turn(self, text: str, interruption: str) -> TurnResult:
+        loop = self.session.loop
+        assert loop is not None
+        loop.new_conversation()  # a fresh context: the small model then tells a long story, not "Okay."
+        await self.wait(lambda: loop.state is LoopState.LISTENING, 10)
+        await asyncio.sleep(0.5)  # the cut answer (if any) has been written
+        mark = len(self.events)
+        pb = self.say(espeak(text, self.workdir))
+        ok = await self.wait(lambda: any(isinstance(e, StateChanged) and e.state is LoopState.SPEAKING for e in self.events[mark:]), 60)
+        if not ok:
+            return TurnResult("bargein", note="no answer")
+        await asyncio.sleep(0.7)
+        if self.done_after(mark):
+            return TurnResult("bargein", note="answer too short to interrupt")
+        self.expected_bargeins += 1
+        g = self.session.gate
+        g0 = (g.gated, g.passed, g.passed_raw) if g is not None else (0, 0, 0)
+        if g is not None and self.args.verbose:
+            g.trace = []
+        pb2 = self.say(espeak(interruption, self.workdir))
+        got = await self.wait(lambda: bool(self.of(BargeIn, mark)), 10)
+        await asyncio.sleep(0.8)
+        res = TurnResult("bargein")
+        span = self.voiced_span(pb2.started_at, pb2.duration_s + 1.0)
+        if not got or span is None:
+            res.note = "no barge-in reported" if not got else "interruption not found in the microphone"
+            if self.args.verbose:
+                lp = self.session.loop
+                g = self.session.gate
+                kinds = [type(e).__name__ for e in self.events[mark:] if type(e).__name__ not in ("InputLevel", "AssistantDelta")]
+                res.note += f" [state {lp.state if lp else '?'}, open routes {len(lp._routes) if lp else '?'}"
+                if g is not None:
+                    d = (g.gated - g0[0], g.passed - g0[1], g.passed_raw - g0[2])
+                    res.note += f", gate during it {d[0]}/{d[1]}/{d[2]} off {g.offset_db:.0f}/{g.raw_offset_db:.0f}"
+                    if g.trace:
+                        loud = [x for x in g.trace if x[3] is not None and x[3] > -40][:15]
+                        shown = (f"(f{x[1]:.0f} n{x[2]:.0f} r{x[3]:.0f} t{x[4]:.0f}/{x[5]:.0f} {x[6][0]})" for x in loud)
+                        res.note += " trace " + " ".join(shown)
+                res.note += f", events {kinds[-12:]}]"
+            return res
+        trace = g.trace if g is not None else None
+        if g is not None:
+            g.trace = None
+        silent = self.silent_after(span[0])
+        if self.quiet_before(span[0], 0.15):
+            res.note = "the assistant was in a pause when the user started (not counted)"
+        elif silent is not None:
+            res.bargein_ms = max(0.0, (silent - span[0]) * 1000)
+        cut = next((e for e in self.events[mark:] if isinstance(e, StateChanged) and e.state is LoopState.INTERRUPTED), None)
+        if self.args.verbose and cut is not None and cut.at - span[0] > 0.3 and trace:
+            near = [x for x in trace if span[0] - 0.05 <= x[0] <= cut.at]
+            shown = " ".join(
+                f"({x[0] - span[0]:+.2f} f{x[1]:.0f} n{x[2]:.0f} r{x[3] if x[3] is None else round(x[3])} {x[6][0]})" for x in near[:40]
+            )
+            res.note += f" slow detection: {shown}"
+        ms = self.of(TurnMetrics, mark)
+        if cut is not None:
+            res.stages["bi_detect"] = (cut.at - span[0]) * 1000
+            if ms and ms[0].playback_stopped is not None:
+                res.stages["bi_stop"] = (ms[0].playback_stopped - cut.at) * 1000
+                if silent is not None:
+                    res.stages["bi_device"] = (silent - ms[0].playback_stopped) * 1000
+        _ = pb
+        return res
+
+    def stages(self, mark: int, speech_end: float, heard: float | None) -> dict[str, float]:
+        finals = self.of(UserFinal, mark)
+        ms = [m for m in self.of(TurnMetrics, mark) if finals and m.turn_id == finals[0].turn_id]
+        ends = [e for e in self.of(SpeechEnded, mark) if finals and e.turn_id == finals[0].turn_id]
+        if not ms:
+            return {}
+        m = ms[0]
+        out: dict[str, float] = {}
+        if ends:
+            out["eot_wait"] = (ends[-1].at - speech_end) * 1000
+            if m.asr_final is not None:
+                out["asr_final"] = (m.asr_final - ends[-1].at) * 1000
+        if m.first_token is not None and m.generation_start is not None:
+            out["llm_first_token"] = (m.first_token - m.generation_start) * 1000
+        if m.first_audio is not None and m.first_token is not None:
+            out["tts_first_audio"] = (m.first_audio - m.first_token) * 1000
+        if m.first_played is not None and m.first_audio is not None:
+            out["to_device"] = (m.first_played - m.first_audio) * 1000
+        if heard is not None and m.first_played is not None:
+            out["device_out"] = (heard - m.first_played) * 1000
+        return out
+
+    async def run(self) -> list[TurnResult]:
+        self.mic = self.server.record(MIC_SOURCE)
+        self.spk = self.server.record()
+        await self.session.start(self.events.append)
+        results: list[TurnResult] = []
+        try:
+            await asyncio.sleep(1.0)
+            for i in range(self.args.turns):
+                every = self.args.bargein_every
+                if every and i % every == every - 1:
+                    r = await self.bargein_turn(LONG_QUESTIONS[i % len(LONG_QUESTIONS)], INTERRUPTIONS[i % len(INTERRUPTIONS)])
+                else:
+                    r = await self.v2v_turn(QUESTIONS[i % len(QUESTIONS)])
+                results.append(r)
+                v = f"{r.v2v_ms:.0f} ms" if r.v2v_ms is not None else "-"
+                b = f"{r.bargein_ms:.0f} ms" if r.bargein_ms is not None else "-"
+                print(f"turn {i + 1:2d} {r.kind:8s} v2v {v:>8s}  barge-in {b:>8s}  {r.note}", flush=True)
+                await self.wait_quiet()
+        finally:
+            await self.session.close()
+            self.mic.stop()
+            self.spk.stop()
+        return results
+
+
+def summarize(results: list[TurnResult], bench: Bench, args: argparse.Namespace) -> dict[str, Any]:
+    v2v = LatencyStats("v2v")
+    v2v.extend(r.v2v_ms for r in results)
+    bi = LatencyStats("bargein")
+    bi.extend(r.bargein_ms for r in results)
+    stage_names = ["eot_wait", "asr_final", "llm_first_token", "tts_first_audio", "to_device", "device_out"]
+    stage_names += ["bi_detect", "bi_stop", "bi_device"]
+    stages = {n: LatencyStats(n) for n in stage_names}
+    for r in results:
+        for n, v in r.stages.items():
+            stages[n].add(v)
+    self_int = bench.self_interruptions()
+    out: dict[str, Any] = {
+        "turns": len(results),
+        "v2v_turns": len(v2v),
+        "bargein_turns": len(bi),
+        "v2v_ms_p50": round(v2v.p50, 1),
+        "v2v_ms_p95": round(v2v.p95, 1),
+        "bargein_ms_p50": round(bi.p50, 1),
+        "bargein_ms_p95": round(bi.p95, 1),
+        "self_interruptions": self_int,
+        "eot_ms": args.eot_ms,
+        "aec": not args.no_aec,
+        "echo_loopback": args.echo,
+        "stages_ms_p50": {n: round(s.p50, 1) for n, s in stages.items() if len(s)},
+        "stages_ms_p95": {n: round(s.p95, 1) for n, s in stages.items() if len(s)},
+        "failures": [r.note for r in results if r.note],
+    }
+    return out
+
+
+def print_table(s: dict[str, Any]) -> None:
+    print()
+    print(f"voice loop latency over {s['turns']} turns (end-of-turn silence {s['eot_ms']} ms, AEC {'on' if s['aec'] else 'off'})")
+    print(f"{'measure':28s} {'n':>4s} {'median':>9s} {'p95':>9s}   goal")
+    print(f"{'voice-to-voice (ms)':28s} {s['v2v_turns']:4d} {s['v2v_ms_p50']:9.0f} {s['v2v_ms_p95']:9.0f}   ≤ 600 / ≤ 900")
+    print(f"{'barge-in (ms)':28s} {s['bargein_turns']:4d} {s['bargein_ms_p50']:9.0f} {s['bargein_ms_p95']:9.0f}   ≤ 120 / ≤ 200")
+    print("stages (v2v: eot_wait … device_out; barge-in: bi_detect = onset → VAD decision, bi_stop, bi_device):")
+    for n, v in s["stages_ms_p50"].items():
+        print(f"  {n:26s}      {v:9.0f} {s['stages_ms_p95'][n]:9.0f}")
+    print(f"self-interruptions: {s['self_interruptions']}")
+    if s["failures"]:
+        print("notes: " + "; ".join(s["failures"]))
+
+
+async def amain(args: argparse.Namespace) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="parley-bench-") as tmp:
+        work = Path(tmp)
+        with pulse_server(work / "pulse") as server:
+            mod = None
+            if args.echo:
+                mod = server.route_speaker_to_mic(latency_ms=20)
+                for line in server.pactl("list", "sink-inputs").splitlines():
+                    line = line.strip()
+                    if line.startswith("Sink Input #"):
+                        cur = line.split("#", 1)[1]
+                    elif line.startswith("Owner Module:") and line.split(":", 1)[1].strip() == str(mod):
+                        server.pactl("set-sink-input-volume", cur, "-10dB")
+            bench = Bench(server, args, work)
+            results = await bench.run()
+            if mod is not None:
+                server.unload_module(mod)
+            return summarize(results, bench, args)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--turns", type=int, default=24)
+    p.add_argument("--bargein-every", type=int, default=2, help="every N-th turn is a barge-in turn (0: none)")
+    p.add_argument("--eot-ms", type=int, default=300, help="end-of-turn silence (the app default is 700)")
+    p.add_argument("--no-aec", action="store_true", help="run without the echo canceller")
+    p.add_argument("--echo", action="store_true", help="loop the speaker back into the microphone at -10 dB")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--verbose", action="store_true", help="explain failed turns")
+    args = p.parse_args(argv)
+    if shutil.which("espeak-ng") is None:
+        print("espeak-ng is required (apt-get install espeak-ng)", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.WARNING)
+    logging.getLogger("app.audio").setLevel(logging.ERROR)
+    summary = asyncio.run(amain(args))
+    print_table(summary)
+    if args.json:
+        print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

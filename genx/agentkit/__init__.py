@@ -1,0 +1,46 @@
+"""agentkit: the device-free, Qt-free voice loop built from genx parts.
+
+Owns: the loop's events and command surface (:mod:`.events`: ``EventBus``,
+``LoopControl``), the loop and its turn taking / barge-in (:mod:`.loop`,
+:mod:`.turns`), the parts' interfaces (:mod:`.ports`), the player's per-answer
+pull-through source (:mod:`.speaker`), per-answer TTS with segment recording
+(:mod:`.tts`), the spoken-only history and its word alignment (:mod:`.spoken`,
+:mod:`.history`), the conversation store (:mod:`.store`), per-turn metrics
+(:mod:`.metrics`), echo handling (:mod:`.echo`) and deterministic fakes for
+tests and UI work (:mod:`.testing`).
+
+Does not own: audio devices (``app.audio``'s Capture / Player fit the ports),
+the window (``app.ui``), building the stack from settings (``app.headless``),
+the models (``genx.local``, ``genx.generators``, ``genx.transformers``).
+
+Design, and why:
+
+* **The speaker is the clock.** Each answer's TTS stream is handed to the player
+  through :class:`.speaker.AnswerAudio`, which forwards every pull straight to the
+  TTS output: nothing is prefetched, so what the player has not pulled is still
+  in the streamkit queue, where ``TTSStream.interrupt`` drops it. The player
+  reports samples handed out and *heard* (from PortAudio's DAC times).
+* **Spoken-only history.** A per-answer wrapper around the synthesizer
+  (:class:`.tts.RecordingSynthesizer`) records each segment's text and byte span;
+  :func:`.spoken.spoken_prefix` maps heard samples to words (proportionally to
+  characters over the segment's voiced range, a word counts once its last letter
+  was heard; a segment cut mid-synthesis is sized by the measured speaking rate).
+  An interrupted turn keeps exactly those words, marked ``interrupted``; an
+  answer cut before its first word leaves the user's words to be merged into
+  the next question (:class:`.history.History`).
+* **Barge-in** (:meth:`.loop.VoiceLoop._cut`): player stop (discard) → streamkit
+  interrupt → generation cancelled → TTS stream closed; history is written once
+  the player returned the heard position, and a new answer waits for that, so
+  rapid or very early barge-ins never leave history out of order.
+* **Echo** (:mod:`.echo`): WebRTC AEC3 (``pywebrtc_audio``) fed with the played
+  audio on a continuous far-end timeline (PortAudio's reported times jitter by
+  ±25 ms over PulseAudio; AEC3 tolerates any steady delay but re-converges for
+  seconds after every jump), a GCC-PHAT delay estimator that re-aligns only a
+  reference that would lag the echo, then a residual echo gate that learns the
+  echo level (not from audio that barged in) and silences frames the far end
+  explains, with a raw-capture path because AEC3 may suppress the user's voice
+  while the far end plays. A stricter VAD while speaking is the last layer.
+* **Threads.** Everything here runs on the event loop; models run in their
+  transformers' worker threads. Device callbacks hand over with
+  ``call_soon_threadsafe`` (``app.audio``).
+"""

@@ -1,0 +1,113 @@
+"""Bookkeeping of turns: utterances, the user's turn and the assistant's answer.
+
+A *turn* is one exchange: the user's words (one or more utterances, or a typed
+message) and the assistant's answer. Utterances that start before the turn's
+answer began join the turn (the user paused mid-sentence); an utterance that
+starts while an answer is running either barges in (the answer ends, the
+utterance opens the next turn) or is ignored (barge-in off).
+
+These are plain data holders owned by :class:`~genx.agentkit.loop.VoiceLoop`;
+all mutation happens on the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from genx.agentkit.metrics import TurnTimeline
+from genx.agentkit.spoken import SegmentRecorder, join_segments
+from genx.chunk import MessageChunk
+from genx.stream import Stream, StreamBuilder
+
+if TYPE_CHECKING:
+    from genx.agentkit.speaker import AnswerAudio
+
+
+@dataclass(slots=True, eq=False)
+class Utterance:
+    """Audio sent to the ASR as one route ``sid`` (a speech route, or a part of one cut at a pause)."""
+
+    sid: str
+    turn: Turn
+    source: str  # "vad" | "ptt"
+    open: bool = True
+    transcribed: bool = False
+    text: str = ""
+    partial: str = ""
+    error: str = ""
+
+
+@dataclass(slots=True, eq=False)
+class SpeechRoute:
+    """One stretch of the user's speech without a turn-ending pause: a VAD route or a push-to-talk press.
+
+    Its audio goes to the ASR as one or more :class:`Utterance` routes: at a short
+    pause the current ASR route is ended early (its transcript is then ready when
+    the VAD confirms the end of the turn); speech after the pause opens the next one.
+    """
+
+    sid: str
+    turn: Turn
+    source: str  # "vad" | "ptt"
+    open: bool = True
+    ptt_sid: str = ""  # push-to-talk: the press's id on the trimmer's input (sid becomes its output route)
+    current: Utterance | None = None  # the ASR route receiving the audio now
+    audio_bytes: int = 0
+    capped: bool = False
+    peak_db: float = -120.0
+    quiet_ms: float = 0.0
+    voiced_ms: float = 0.0  # voiced audio in the current ASR route
+    tail: deque[MessageChunk] = field(default_factory=deque)  # recent audio: the lead-in of a follow-up ASR route
+    tail_bytes: int = 0
+
+
+@dataclass(slots=True, eq=False)
+class Answer:
+    """The assistant's answer of one turn."""
+
+    route_id: str
+    recorder: SegmentRecorder
+    generator: str
+    task: asyncio.Task[None] | None = None
+    gen: Stream | None = None
+    text_in: StreamBuilder | None = None
+    audio: AnswerAudio | None = None
+    generated: list[str] = field(default_factory=list)
+    rate: int = 0
+    played_samples: int = 0
+    heard_samples: int = 0
+    spoken: str = ""  # the last AssistantSpoken text
+    error: str = ""
+    started_playing: bool = False
+    interrupted: bool = False
+    finished: bool = False
+    watchdog: asyncio.TimerHandle | None = None
+
+    def full_text(self) -> str:
+        return "".join(self.generated).strip()
+
+
+@dataclass(slots=True, eq=False)
+class Turn:
+    turn_id: str
+    conversation_id: str
+    timeline: TurnTimeline
+    started_wall: float
+    typed: bool = False
+    user_text: str = ""
+    utterances: list[Utterance] = field(default_factory=list)
+    routes: list[SpeechRoute] = field(default_factory=list)
+    answer: Answer | None = None
+
+    def heard_so_far(self, partial: str = "") -> str:
+        """The user's words of this turn so far (finished utterances + a partial)."""
+        return join_segments([u.text for u in self.utterances if u.transcribed] + [partial])
+
+    def waiting_for_words(self) -> bool:
+        return any(r.open for r in self.routes) or any(u.open or not u.transcribed for u in self.utterances)
+
+
+__all__ = ["Answer", "SpeechRoute", "Turn", "Utterance"]
