@@ -19,6 +19,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -168,3 +169,44 @@ async def test_model_loader_factory_reaches_the_server(llama_server: str) -> Non
     chunks, end = await drain(await g.generate_stream("local", ModelContextBuilder().user("Hi").params(max_tokens=8).build()))
     await g.aclose()
     assert isinstance(end, Done | Truncated) and any(isinstance(c.part, Text) for c in chunks)
+
+
+async def test_the_voice_loop_holds_a_conversation_through_the_openai_compatible_adapter_on_a_local_server(
+    llama_server: str, pulse_env: Any, tmp_path: Path
+) -> None:
+    """The app's own wiring (settings → mux → Session) with the generator on a real llama.cpp server."""
+    from app.headless import Session
+    from app.settings import Settings
+    from genx.agentkit.events import AssistantDone, Event
+    from genx.agentkit.store import ConversationStore
+
+    settings = Settings.model_validate(
+        {
+            "providers": {"local": {"kind": "llamacpp-server", "base_url": llama_server}},
+            "generators": [
+                {"name": "local/smollm2", "provider": "local", "model": "smollm2", "params": {"max_tokens": 40, "temperature": 0.0}}
+            ],
+            "loop": {"generator": "local/smollm2"},
+        }
+    )
+    store = ConversationStore(tmp_path)
+    session = Session(settings, input_device="parley_mic", output_device="parley_speaker", store=store)
+    events: list[Event] = []
+    loop = await session.start(events.append)
+    try:
+        assert session.stack is not None and session.stack.generator_name == "local/smollm2"
+        for question in ("What is the capital of France?", "And of Italy?"):
+            n = sum(isinstance(e, AssistantDone) for e in events)
+            loop.send_text(question)
+            deadline = asyncio.get_running_loop().time() + 120
+            while sum(isinstance(e, AssistantDone) for e in events) == n:
+                assert asyncio.get_running_loop().time() < deadline, "no answer from the llama.cpp server within 120 s"
+                await asyncio.sleep(0.1)
+            done = [e for e in events if isinstance(e, AssistantDone)][-1]
+            assert done.text.strip(), "the server's answer is empty"
+        await loop.flush_store()
+        records = store.load(loop.conversation_id)
+        assert [r.user_text for r in records] == ["What is the capital of France?", "And of Italy?"]
+        assert all(r.assistant_text for r in records)
+    finally:
+        await session.close()
