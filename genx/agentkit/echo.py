@@ -200,12 +200,26 @@ class DelayEstimator:
 
     ``feed(near, t0)`` keeps the last ``span`` seconds of capture; :meth:`update`
     (at most every ``every`` seconds, when both sides carry sound) cross-correlates
-    it with the far end for delays in ``[min_delay, max_delay]`` and accepts the peak
-    when it stands ``min_peak`` times above the correlation's typical level.
+    it with the far end for delays in ``[min_delay, max_delay]``; a peak standing
+    ``min_peak`` times above the correlation's typical level is accepted when the
+    previous estimate agreed (within 4 ms).
     ``delay`` is the latest accepted estimate (None before the first).
     """
 
-    __slots__ = ("_buf", "_last", "_t_end", "delay", "estimates", "every", "far", "max_delay", "min_delay", "min_peak", "span")
+    __slots__ = (
+        "_buf",
+        "_candidate",
+        "_last",
+        "_t_end",
+        "delay",
+        "estimates",
+        "every",
+        "far",
+        "max_delay",
+        "min_delay",
+        "min_peak",
+        "span",
+    )
 
     def __init__(
         self,
@@ -227,6 +241,7 @@ class DelayEstimator:
         self._t_end = 0.0
         self._last = -math.inf
         self.delay: float | None = None
+        self._candidate: float | None = None
         self.estimates = 0
 
     def feed(self, near: npt.NDArray[np.int16], t0: float) -> None:
@@ -254,7 +269,12 @@ class DelayEstimator:
         typical = float(np.median(np.abs(c))) + 1e-12
         if c[k] / typical < self.min_peak:
             return None
-        self.delay = self.max_delay - k / RATE
+        d = self.max_delay - k / RATE
+        # accept only what two estimates in a row agree on: without an echo path the peak is noise
+        cand, self._candidate = self._candidate, d
+        if cand is None or abs(cand - d) > 0.004:
+            return None
+        self.delay = d
         self.estimates += 1
         return self.delay
 
@@ -359,6 +379,9 @@ class _Offset:
     def add(self, diff: float) -> None:
         self._diffs.append(diff)
 
+    def reset(self) -> None:
+        self._diffs.clear()
+
     @property
     def value(self) -> float:
         if len(self._diffs) < self.min_frames:
@@ -377,16 +400,18 @@ class EchoGate:
     echo path gain learned from the signal itself: a high percentile of
     ``near − far`` over the last ``window`` active frames (user speech during the
     assistant's speech is rare and short, so the percentile tracks the echo). Until
-    ``min_frames`` were seen it is ``initial_offset_db`` (6 dB below the played level); it
+    ``min_frames`` were seen it is ``initial_offset_db`` (echo as loud as played); it
     never goes below ``min_offset_db``: a converged canceller leaves a residual that
     is mostly very quiet but spiky, and user speech more than ~25 dB below the played
     level is not a plausible barge-in.
 
-    Two paths when run after the echo canceller (``process(out, t, raw=capture)``):
-    the canceller's output passes if it clears its own (residual) threshold, else the
-    raw capture passes if it clears the raw (echo) threshold. AEC3 may suppress the
-    user's voice while the far end plays (it did here with no echo at all); the raw
-    path keeps a user who is clearly louder than the echo able to barge in.
+    After the echo canceller (``process(out, t, raw=capture)``) the decision is taken
+    on the raw capture against the learned echo level, not on the canceller's
+    output: here AEC3's cancellation varied from 60 dB to under 10 dB within one
+    answer (re-convergence after timing jumps, double talk), and a residual burst
+    is enough for a barge-in. The canceller's output is what passes (it is cleaner
+    for the ASR), unless it also suppressed the user's voice (AEC3 may attenuate
+    the near end while the far end plays); then the raw frame passes.
 
     Learning is delayed by ``confirm_s``: a frame's difference joins the statistics
     only once that much later audio was processed without :meth:`forget_recent`
@@ -395,7 +420,10 @@ class EchoGate:
     """
 
     __slots__ = (
+        "_delay_used",
         "_framer",
+        "_hold_until",
+        "_last_t",
         "_off",
         "_off_raw",
         "_pending",
@@ -425,7 +453,7 @@ class EchoGate:
         window: int = 400,
         min_frames: int = 100,
         percentile: float = 99.0,
-        initial_offset_db: float = -6.0,
+        initial_offset_db: float = 0.0,
         min_offset_db: float = -30.0,
         estimator: DelayEstimator | None = None,
         own_estimator: bool = False,
@@ -435,6 +463,9 @@ class EchoGate:
         self.far = far
         self.confirm_s = confirm_s
         self._pending: deque[tuple[float, float, float | None]] = deque()
+        self._delay_used: float | None = None
+        self._last_t = -math.inf  # capture time of the end of the last processed audio
+        self._hold_until = -math.inf
         self.margin_db = margin_db
         self.lookback = lookback
         self.lead = lead
@@ -461,9 +492,14 @@ class EchoGate:
     def raw_offset_db(self) -> float:
         return self._off_raw.value
 
-    def forget_recent(self) -> None:
-        """Do not learn from the audio not yet confirmed (it held a barge-in: user speech, not echo)."""
+    def forget_recent(self, hold: float = 0.6) -> None:
+        """Do not learn from the audio not yet confirmed, nor from the next ``hold`` seconds.
+
+        Called on a barge-in: that audio is the user, not echo, and the user goes on
+        talking while the far end still looks active (the lookback window).
+        """
         self._pending.clear()
+        self._hold_until = self._last_t + hold
 
     def _learn(self, now: float) -> None:
         pend = self._pending
@@ -476,6 +512,7 @@ class EchoGate:
     def process(self, pcm: bytes, captured_at: float, raw: bytes | None = None) -> bytes:
         x, t0, n = self._framer.frames(pcm, captured_at)
         self._learn(t0)
+        self._last_t = t0 + n / RATE
         r = np.frombuffer(raw[: len(raw) - len(raw) % 2], dtype="<i2") if raw is not None else None
         if r is not None and r.size != x.size:
             r = None  # not frame-aligned with the canceller's output (it carried a partial frame)
@@ -485,6 +522,13 @@ class EchoGate:
             est.feed(x[:n], t0)
             est.update()
         delay = est.delay if est is not None else None
+        used = self._delay_used
+        if (delay is None) != (used is None) or (delay is not None and used is not None and abs(delay - used) > 0.02):
+            # the far level is now measured over another window: what was learned no longer applies
+            self._delay_used = delay
+            self._off.reset()
+            self._off_raw.reset()
+            self._pending.clear()
         off = self._off.value
         off_raw = self._off_raw.value
         for i in range(0, n, FRAME):
@@ -497,17 +541,25 @@ class EchoGate:
                 continue
             near_db = frame_db(x[i : i + FRAME])
             raw_db = frame_db(r[i : i + FRAME]) if r is not None else None
-            self._pending.append((t, near_db - far_db, None if raw_db is None else raw_db - far_db))
+            if t >= self._hold_until:
+                self._pending.append((t, near_db - far_db, None if raw_db is None else raw_db - far_db))
             thr, thr_raw = far_db + off + self.margin_db, far_db + off_raw + self.margin_db
             verdict = "gated"
-            if near_db >= thr:
-                self.passed += 1
-                verdict = "passed"
-            elif raw_db is not None and raw_db >= thr_raw:
-                out[i : i + FRAME] = r[i : i + FRAME]  # type: ignore[index]
-                self.passed_raw += 1
-                verdict = "raw"
-            else:
+            if raw_db is None:
+                if near_db >= thr:
+                    self.passed += 1
+                    verdict = "passed"
+            elif raw_db >= thr_raw:
+                # decided on the raw capture: louder than the echo. Keep the canceller's output unless it
+                # ate the voice too (AEC3 may suppress the near end while the far end plays)
+                if near_db >= raw_db - 10.0:
+                    self.passed += 1
+                    verdict = "passed"
+                else:
+                    out[i : i + FRAME] = r[i : i + FRAME]  # type: ignore[index]
+                    self.passed_raw += 1
+                    verdict = "raw"
+            if verdict == "gated":
                 out[i : i + FRAME] = 0
                 self.gated += 1
             if self.trace is not None:
@@ -522,9 +574,10 @@ class Tunable(Protocol):
 
 
 STRICT_VAD: Mapping[str, Any] = {"aggressiveness": 3, "onset_ratio": 0.8, "min_energy_dbfs": -30.0}
-# with the echo canceller and the gate in front: only the clearest speech counts, but it counts fast
-# (3 voiced 20 ms frames of 4 instead of 5 of 8: barge-in is decided ~40 ms sooner)
-MILD_VAD: Mapping[str, Any] = {"aggressiveness": 3, "min_energy_dbfs": -42.0, "onset_window_ms": 80, "onset_ratio": 0.7}
+# with the echo canceller and the gate in front: only the clearest speech counts. (A faster onset,
+# 3 voiced frames of 4, cut barge-in by ~40 ms but let residual echo bursts through on the looped-back
+# speaker: the assistant interrupted itself.)
+MILD_VAD: Mapping[str, Any] = {"aggressiveness": 3, "min_energy_dbfs": -42.0}
 
 
 class VadEchoFallback:

@@ -70,7 +70,7 @@ from genx.agentkit.history import History
 from genx.agentkit.metrics import Clock, TurnTimeline, format_metrics
 from genx.agentkit.ports import AudioOutput, Speech, SpeechDetector
 from genx.agentkit.speaker import AnswerAudio
-from genx.agentkit.spoken import SegmentRecorder
+from genx.agentkit.spoken import SegmentRecorder, generated_prefix
 from genx.agentkit.store import ConversationStore, ConversationStoreError, TurnRecord, new_conversation_id
 from genx.agentkit.turns import Answer, SpeechRoute, Turn, Utterance
 from genx.chunk import Blob, MessageChunk, Role, Text
@@ -927,7 +927,7 @@ class VoiceLoop:
         ans.played_samples = max(ans.played_samples, played)
         ans.heard_samples = max(ans.heard_samples, heard)
         self._arm_watchdog(turn, ans)
-        spoken = ans.recorder.spoken(ans.heard_samples * 2)
+        spoken = self._in_generated_words(ans.full_text(), ans.recorder.spoken(ans.heard_samples * 2))
         if spoken != ans.spoken:
             ans.spoken = spoken
             self._emit(AssistantSpoken(turn_id=turn.turn_id, spoken_text=spoken))
@@ -1039,6 +1039,14 @@ class VoiceLoop:
                 with contextlib.suppress(Exception):
                     await audio.wait_closed()
 
+    @staticmethod
+    def _in_generated_words(generated: str, spoken: str) -> str:
+        """The heard segments' text as a prefix of the generated answer (its own wording); see spoken.generated_prefix."""
+        if not spoken:
+            return ""
+        mapped = generated_prefix(generated, spoken)
+        return mapped if mapped else spoken
+
     def _finish_answer(self, turn: Turn, ans: Answer, *, interrupted: bool, spoken: str | None = None) -> None:
         """``spoken``: the heard text when only part of the answer was heard (else the whole answer counts)."""
         if ans.finished:
@@ -1051,7 +1059,7 @@ class VoiceLoop:
         self._answers.pop(ans.route_id, None)
         self._far_rs.pop(ans.route_id, None)
         full = ans.full_text()
-        kept = spoken if spoken is not None else full
+        kept = full if spoken is None else self._in_generated_words(full, spoken)
         tl = turn.timeline
         tl.mark("answer_end", self._clock())
         tl.interrupted = interrupted

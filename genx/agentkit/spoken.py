@@ -156,6 +156,39 @@ def spoken_prefix(segments: Sequence[SegmentSpan], played_bytes: int, bytes_per_
     return join_segments(parts)
 
 
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
+def _norm(word: str) -> str:
+    return _NOT_WORD.sub("", word.lower())
+
+
+def generated_prefix(generated: str, heard: str, lookahead: int = 8) -> str:
+    """The prefix of ``generated`` (the model's own text) whose words ``heard`` covers.
+
+    ``heard`` is built from the segments as they were spoken, which the TTS
+    front end may have changed (markdown markers, URLs and tags dropped, spaces
+    tidied). Its words are matched in order to the generated words (case and
+    punctuation ignored, skipping at most ``lookahead`` generated words that were
+    not spoken), and the generated text up to the last matched word is returned,
+    so history keeps the model's own wording, never a word it did not hear.
+    """
+    gen = [(e, _norm(generated[s:e])) for s, e in words(generated)]
+    gen = [g for g in gen if g[1]]
+    i = 0
+    end = 0
+    for s, e in words(heard):
+        h = _norm(heard[s:e])
+        if not h:
+            continue
+        for j in range(i, min(len(gen), i + lookahead)):
+            if gen[j][1] == h:
+                end = gen[j][0]
+                i = j + 1
+                break
+    return generated[:end].rstrip()
+
+
 @dataclass(slots=True)
 class VoicedRange:
     """Running estimate of where non-silence begins / ends in a PCM16 byte stream."""
@@ -246,6 +279,7 @@ __all__ = [
     "SegmentRecorder",
     "SegmentSpan",
     "VoicedRange",
+    "generated_prefix",
     "heard_chars",
     "join_segments",
     "segment_heard_text",

@@ -301,3 +301,11 @@ def test_echo_gate_raw_path_keeps_a_user_the_canceller_suppressed() -> None:
     from genx.agentkit.echo import frame_db
 
     assert frame_db(first) > -20.0
+
+
+def test_far_end_truncate_forgets_audio_that_playback_discarded() -> None:
+    tl = FarEndTimeline()
+    tl.write(np.full(1600, 5, dtype=np.int16), 1.0)  # 100 ms from t = 1.0
+    tl.truncate(1.05)
+    x = tl.read(1.0, 1600)
+    assert (x[:800] == 5).all() and not x[800:].any()

@@ -149,3 +149,21 @@ def test_recorder_spoken_text_for_a_cut_segment_stays_conservative() -> None:
     rec.begin("cccc dddd eeee ffff")  # cut after 500 bytes of audio (~5 characters at the measured rate)
     rec.audio(_tone(250))
     assert rec.spoken(900 + 500) == "aaaa bbbb cccc"
+
+
+def test_generated_prefix_keeps_the_models_wording_of_what_was_heard() -> None:
+    from genx.agentkit.spoken import generated_prefix
+
+    gen = "Here is **bold** text, see https://example.com for more. Then the rest."
+    heard = "Here is bold text, see for more."  # markdown and the URL were not spoken
+    assert generated_prefix(gen, heard) == "Here is **bold** text, see https://example.com for more."
+    assert generated_prefix(gen, "Here is bold") == "Here is **bold**"
+
+
+def test_generated_prefix_never_claims_a_word_that_was_not_heard() -> None:
+    from genx.agentkit.spoken import generated_prefix
+
+    assert generated_prefix("One two three.", "") == ""
+    assert generated_prefix("One two three.", "zebra") == ""
+    assert generated_prefix("One, two; three!", "one two") == "One, two;"
+    assert generated_prefix("好的，我来讲一个。", "好的，我") == "好的，我"
