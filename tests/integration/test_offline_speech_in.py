@@ -195,3 +195,18 @@ async def test_real_asr_meets_the_transformer_contract(decoder: WhisperDecoder, 
         timeout=60,
     )
     await check_transformer_contract(case)
+
+
+async def test_short_encoder_windows_transcribe_as_well_as_full_30_s_windows(say_piper: Callable[[str], bytes]) -> None:
+    from genx.local.asr import WhisperOptions
+
+    short = WhisperDecoder()
+    full = WhisperDecoder(WhisperOptions(window_s=None))
+    clips = [np.frombuffer(say_piper(s), dtype="<i2").astype(np.float32) / 32768.0 for s in SENTENCES]
+    hyp_short = [await asyncio.to_thread(short.decode, a, True) for a in clips]
+    hyp_full = [await asyncio.to_thread(full.decode, a, True) for a in clips]
+    assert short.short_decodes == len(clips) and short.full_decodes == 0  # every clip took the short path
+    assert full.short_decodes == 0 and full.full_decodes == len(clips)
+    w_short, w_full = wer(SENTENCES, hyp_short), wer(SENTENCES, hyp_full)
+    print(f"\nWER piper → ASR: 10 s windows {w_short:.3f}, 30 s windows {w_full:.3f}")
+    assert w_short <= max(0.15, w_full + 0.05), list(zip(SENTENCES, hyp_short, hyp_full, strict=True))

@@ -242,3 +242,58 @@ def contract_case() -> ContractCase:
 
 async def test_asr_transformer_meets_the_transformer_contract() -> None:
     await check_transformer_contract(contract_case())
+
+
+@dataclass
+class SlowFirstDecoder(FakeDecoder):
+    """The first final decode is held until the second one has finished."""
+
+    second_done: threading.Event = field(default_factory=threading.Event)
+    finals_seen: int = 0
+
+    def decode(self, audio: np.ndarray, final: bool) -> str:  # type: ignore[type-arg]
+        if final:
+            with self.lock:
+                self.finals_seen += 1
+                first = self.finals_seen == 1
+            if first:
+                assert self.second_done.wait(10), "the second final never ran: finals are serialised"
+            else:
+                text = super().decode(audio, final)
+                self.second_done.set()
+                return text
+        return super().decode(audio, final)
+
+
+async def test_finals_come_out_in_utterance_order_even_when_a_later_decode_finishes_first() -> None:
+    dec = SlowFirstDecoder()
+    chunks = [*utterance("a", speech(2000)), *utterance("b", speech(1000))]
+    got = await asyncio.wait_for(collect(await AsrTransformer(dec, fast(partials=False)).transform(stream_of(*chunks))), 20)
+    assert [(c.stream_id, c.part.text) for c in got if c.label == FINAL and isinstance(c.part, Text)] == [
+        ("a", "one two three four"),
+        ("b", "one two"),
+    ]
+    # each route's EOS follows its own final
+    ends = [c.stream_id for c in got if c.is_end_of_stream() and c.label == FINAL]
+    assert ends == ["a", "b"]
+
+
+def test_the_encoder_window_is_short_for_short_clips_and_grows_to_30_s() -> None:
+    from genx.local.asr import encoder_window_s
+
+    assert encoder_window_s(2.0, 10.0, 4.0) == 10.0
+    assert encoder_window_s(6.0, 10.0, 4.0) == 10.0
+    assert encoder_window_s(6.5, 10.0, 4.0) == 11.0
+    assert encoder_window_s(27.0, 10.0, 4.0) == 30.0
+    assert encoder_window_s(2.0, None, 4.0) == 30.0
+
+
+def test_a_transcript_that_repeats_its_start_or_outruns_the_audio_is_implausible() -> None:
+    from genx.local.asr import plausible_transcript
+
+    assert plausible_transcript("What is the capital of France?", 1.7)
+    assert plausible_transcript("No, no. I said the other one.", 2.0)  # a one-word repeat is speech
+    assert not plausible_transcript("What color is the sky? What color is the sky?", 1.6)
+    assert not plausible_transcript("What is the capital of France? What is the", 1.7)
+    assert not plausible_transcript(" ".join(["word"] * 3 + [f"w{i}" for i in range(20)]), 2.0)  # 23 words in 2 s
+    assert plausible_transcript("", 1.0)
