@@ -209,6 +209,7 @@ class TurnMetrics(Event):
     v2v_ms: float | None = None
     bargein_ms: float | None = None
     interrupted: bool = False
+    preemptive: bool = False  # generation started on the transcript before the end-of-turn silence ran out
 
 
 @dataclass(slots=True, frozen=True)

@@ -102,6 +102,9 @@ class LoopConfig:
     params: ModelParams | None = None
     max_utterance_s: float = 30.0  # longer speech is cut: the first part is answered
     early_asr_ms: int = 150  # hands-free: end the ASR route after this much pause (0: only at the VAD's end of turn)
+    # hands-free: start the answer on the transcript of a pause before the end-of-turn silence ran out;
+    # its audio waits for the end of the turn and is dropped unheard if the user goes on talking
+    preemptive_generation: bool = True
     asr_lead_in_ms: int = 200  # audio before the speech that re-opens an ASR route after a pause
     echo_fallback: bool = True  # stricter VAD while the assistant speaks
     echo_tail_s: float = 0.25  # keep the echo measures this long after the last sample (reverb, latency)
@@ -276,6 +279,8 @@ class VoiceLoop:
         if not self._running:
             return
         self._running = False
+        if self._collecting is not None:
+            self._drop_held(self._collecting, "stopped")
         turn = self._answering
         if turn is not None and turn.answer is not None:
             self._cut(turn, turn.answer, None, "stopped")
@@ -438,6 +443,8 @@ class VoiceLoop:
         if turn is None:
             turn = self._new_turn()
             self._collecting = turn
+        else:
+            self._drop_held(turn, "more speech in the turn")
         turn.timeline.mark("speech_start", t)
         route = SpeechRoute(sid, turn, source)
         turn.routes.append(route)
@@ -545,6 +552,7 @@ class VoiceLoop:
         asr_in = self._asr_in
         if asr_in is None or asr_in.ended:
             return
+        self._drop_held(route.turn, "the user went on talking")
         u = Utterance(new_stream_id(), route.turn, route.source)
         route.turn.utterances.append(u)
         route.current = u
@@ -697,10 +705,17 @@ class VoiceLoop:
             self._fatal(ErrorKind.ASR, "the speech recognition stream ended unexpectedly")
 
     def _maybe_answer(self, turn: Turn) -> None:
-        if turn is not self._collecting or turn.waiting_for_words():
+        if turn is not self._collecting:
+            return
+        if turn.waiting_for_words():
+            self._maybe_preempt(turn)
             return
         self._collecting = None
         text = turn.heard_so_far()
+        held = turn.answer if turn.answer is not None and turn.answer.held else None
+        if held is not None and (held.prompt != text or held.finished):
+            self._drop_held(turn, "the transcript changed")
+            held = None
         if not text:
             if not any(u.error for u in turn.utterances):
                 self._error(ErrorKind.INPUT, "heard something but no words; listening again", turn.turn_id, level=logging.INFO)
@@ -708,7 +723,63 @@ class VoiceLoop:
             return
         turn.user_text = text
         self._emit(UserFinal(turn_id=turn.turn_id, text=text))
-        self._start_answer(turn)
+        if held is not None:
+            self._commit_held(turn, held)
+        else:
+            self._start_answer(turn)
+
+    def _maybe_preempt(self, turn: Turn) -> None:
+        """Every utterance is transcribed but the VAD still waits for the end of the turn: start the answer, held."""
+        if not self.config.preemptive_generation or not self._running or turn.answer is not None or turn.waiting_for_transcripts():
+            return
+        open_routes = [r for r in turn.routes if r.open]
+        if not open_routes or any(r.source != "vad" for r in open_routes):
+            return
+        text = turn.heard_so_far()
+        if not text:
+            return
+        turn.preempted += 1
+        turn.timeline.preemptive = True
+        self._start_answer(turn, held=True, prompt=text)
+
+    def _commit_held(self, turn: Turn, ans: Answer) -> None:
+        """The turn ended as the held answer assumed: it becomes the answer, its audio goes to the player."""
+        prev = self._answering
+        if prev is not None and prev is not turn and prev.answer is not None:
+            self._cut(prev, prev.answer, None, "a newer question")
+        ans.held = False
+        self._answering = turn
+        text = ans.full_text()
+        if ans.error:
+            self._error(ErrorKind.GENERATOR, f"the answer failed: {ans.error}", turn.turn_id)
+        if ans.generated:
+            self._emit(AssistantDelta(turn_id=turn.turn_id, text="".join(ans.generated)))
+        log.debug("turn %s: preemptive answer committed (%d characters ready)", turn.turn_id, len(text))
+        if ans.audio is not None:
+            self._player.play(ans.audio)
+        elif ans.run_done:
+            self._finish_answer(turn, ans, interrupted=False)  # nothing to play (an error or an empty answer)
+            return
+        self._set_state(LoopState.THINKING, "answering")
+        self._arm_watchdog(turn, ans)
+
+    def _drop_held(self, turn: Turn, why: str) -> None:
+        """Forget the held answer of ``turn``: nothing of it was played, nothing is recorded."""
+        ans = turn.answer
+        if ans is None or not ans.held:
+            return
+        turn.answer = None
+        ans.finished = ans.interrupted = True
+        if ans.watchdog is not None:
+            ans.watchdog.cancel()
+        self._answers.pop(ans.route_id, None)
+        turn.timeline.clear("generation_start", "first_token", "first_audio")
+        turn.timeline.preemptive = False
+        log.debug("turn %s: preemptive answer dropped (%s)", turn.turn_id, why)
+        if ans.task is not None and not ans.task.done():
+            ans.task.cancel()  # its finally closes the generation
+        if ans.audio is not None:
+            ans.audio.cut()  # closes the TTS stream: synthesis stops
 
     # -- typed input and other commands ---------------------------------------------------------
     def send_text(self, text: str) -> None:
@@ -734,6 +805,7 @@ class VoiceLoop:
         if turn is not None and turn.answer is not None:
             self._cut(turn, turn.answer, None, "new conversation")
         if self._collecting is not None:
+            self._drop_held(self._collecting, "new conversation")
             for u in self._collecting.utterances:
                 self._utterances.pop(u.sid, None)
             for r in self._collecting.routes:
@@ -799,15 +871,17 @@ class VoiceLoop:
         self._emit(GeneratorChanged(name=name))
 
     # -- the answer ---------------------------------------------------------------------------
-    def _start_answer(self, turn: Turn) -> None:
-        prev = self._answering
-        if prev is not None and prev.answer is not None:
-            self._cut(prev, prev.answer, None, "a newer question")
-        ans = Answer(new_stream_id(), SegmentRecorder(clock=self._clock), self._generator_name)
+    def _start_answer(self, turn: Turn, *, held: bool = False, prompt: str = "") -> None:
+        """Answer ``turn.user_text``; ``held``: answer ``prompt`` before the turn ended (see :meth:`_maybe_preempt`)."""
+        ans = Answer(new_stream_id(), SegmentRecorder(clock=self._clock), self._generator_name, held=held, prompt=prompt or turn.user_text)
         turn.answer = ans
-        self._answering = turn
+        if not held:
+            prev = self._answering
+            if prev is not None and prev.answer is not None:
+                self._cut(prev, prev.answer, None, "a newer question")
+            self._answering = turn
+            self._set_state(LoopState.THINKING, "answering")
         self._answers[ans.route_id] = (turn, ans)
-        self._set_state(LoopState.THINKING, "answering")
         ans.task = asyncio.get_running_loop().create_task(self._run_answer(turn, ans), name=f"voice-loop-answer-{turn.turn_id}")
         self._arm_watchdog(turn, ans)
 
@@ -816,7 +890,7 @@ class VoiceLoop:
         try:
             while self._cutting:  # history must hold the previous (cut) answer first
                 await asyncio.gather(*self._cutting, return_exceptions=True)
-            ctx = self._history.context(turn.user_text, system_prompt=self.config.system_prompt, params=self.config.params)
+            ctx = self._history.context(ans.prompt, system_prompt=self.config.system_prompt, params=self.config.params)
             tl.mark("generation_start", self._clock())
             ans.gen = await _shielded_open(self._generator.generate_stream(ans.generator, ctx))
             ans.text_in = StreamBuilder()
@@ -824,7 +898,8 @@ class VoiceLoop:
             audio = AnswerAudio(ans.route_id, inner, on_pull=self._on_pull, on_end=self._on_audio_end)
             audio.keep_far = bool(self._far_ends)
             ans.audio = audio
-            self._player.play(audio)
+            if not ans.held:
+                self._player.play(audio)
             while True:
                 try:
                     c = await ans.gen.next()
@@ -837,15 +912,18 @@ class VoiceLoop:
                 if isinstance(part, Text) and part.text:
                     tl.mark("first_token", self._clock())
                     ans.generated.append(part.text)
-                    self._emit(AssistantDelta(turn_id=turn.turn_id, text=part.text))
+                    if not ans.held:
+                        self._emit(AssistantDelta(turn_id=turn.turn_id, text=part.text))
                     ans.text_in.push(MessageChunk.text(part.text, role=Role.ASSISTANT, stream_id=ans.route_id))
                     self._arm_watchdog(turn, ans)
         except asyncio.CancelledError:
             raise
         except Exception as e:
             ans.error = _describe(e)
-            self._error(ErrorKind.GENERATOR, f"the answer failed: {ans.error}", turn.turn_id)
+            if not ans.held:  # (a held answer's error is reported when it is committed)
+                self._error(ErrorKind.GENERATOR, f"the answer failed: {ans.error}", turn.turn_id)
         finally:
+            ans.run_done = True
             gen = ans.gen
             if gen is not None:
                 with contextlib.suppress(Exception):
@@ -854,7 +932,7 @@ class VoiceLoop:
             if b is not None and not b.ended and not ans.interrupted:
                 b.push(MessageChunk.eos(ans.route_id, Text(""), role=Role.ASSISTANT))
                 b.done()
-        if ans.audio is None and not ans.finished:
+        if ans.audio is None and not ans.finished and not ans.held:
             self._finish_answer(turn, ans, interrupted=False)
 
     def _arm_watchdog(self, turn: Turn, ans: Answer) -> None:
@@ -866,6 +944,9 @@ class VoiceLoop:
 
     def _answer_stalled(self, turn: Turn, ans: Answer) -> None:
         if ans.finished:
+            return
+        if ans.held:
+            self._drop_held(turn, "no progress")
             return
         ans.error = ans.error or f"no progress for {self.config.answer_timeout_s:.0f} s"
         self._error(ErrorKind.GENERATOR, f"the answer stalled ({ans.error}); giving up", turn.turn_id)

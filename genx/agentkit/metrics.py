@@ -66,6 +66,7 @@ class TurnTimeline:
     barge_in: float | None = None
     playback_stopped: float | None = None
     interrupted: bool = False
+    preemptive: bool = False  # the answer was started before the end of the turn
 
     def mark(self, stage: str, t: float) -> None:
         """Record ``stage`` at ``t`` unless already set (``speech_end`` / ``asr_final`` move to the latest)."""
@@ -73,6 +74,13 @@ class TurnTimeline:
             raise ValueError(f"unknown turn stage {stage!r}; known: {', '.join(STAGES)}")
         if stage in _LATEST or getattr(self, stage) is None:
             setattr(self, stage, t)
+
+    def clear(self, *stages: str) -> None:
+        """Forget ``stages`` (a preemptive answer that was dropped: the next one marks them anew)."""
+        for stage in stages:
+            if stage not in STAGES:
+                raise ValueError(f"unknown turn stage {stage!r}; known: {', '.join(STAGES)}")
+            setattr(self, stage, None)
 
     def to_event(self, at: float = 0.0) -> TurnMetrics:
         first_heard = None if self.first_played is None else self.first_played + self.output_latency
@@ -96,6 +104,7 @@ class TurnTimeline:
             v2v_ms=_ms(self.speech_end, first_heard),
             bargein_ms=_ms(self.barge_in, self.playback_stopped),
             interrupted=self.interrupted,
+            preemptive=self.preemptive,
         )
 
 

@@ -85,6 +85,10 @@ class Answer:
     interrupted: bool = False
     finished: bool = False
     watchdog: asyncio.TimerHandle | None = None
+    # preemptive: started on the transcript before the end of the turn; its audio waits for the commit
+    held: bool = False
+    prompt: str = ""  # the user's words it answers
+    run_done: bool = False  # generation ended (the run's task returned)
 
     def full_text(self) -> str:
         return "".join(self.generated).strip()
@@ -101,13 +105,17 @@ class Turn:
     utterances: list[Utterance] = field(default_factory=list)
     routes: list[SpeechRoute] = field(default_factory=list)
     answer: Answer | None = None
+    preempted: int = 0  # preemptive answers started for this turn (the last one may be the answer)
 
     def heard_so_far(self, partial: str = "") -> str:
         """The user's words of this turn so far (finished utterances + a partial)."""
         return join_segments([u.text for u in self.utterances if u.transcribed] + [partial])
 
     def waiting_for_words(self) -> bool:
-        return any(r.open for r in self.routes) or any(u.open or not u.transcribed for u in self.utterances)
+        return any(r.open for r in self.routes) or self.waiting_for_transcripts()
+
+    def waiting_for_transcripts(self) -> bool:
+        return any(u.open or not u.transcribed for u in self.utterances)
 
 
 __all__ = ["Answer", "SpeechRoute", "Turn", "Utterance"]

@@ -548,3 +548,135 @@ async def test_the_early_asr_end_overlaps_the_decoding_with_the_end_of_turn_wait
     assert slow.of(UserFinal)[0].at - slow.of(SpeechEnded)[0].at == pytest.approx(0.3, abs=0.02)
     await rig.stop()
     await slow.stop()
+
+
+# -- preemptive generation: the answer starts on the transcript of a pause, its audio waits for the end of the turn
+
+
+def _first_played_at(rig: Rig) -> float:
+    return next(e.at for e in rig.events if isinstance(e, StateChanged) and e.state is LoopState.SPEAKING)
+
+
+async def test_preemptive_answer_starts_before_the_end_of_turn_and_plays_only_after_it() -> None:
+    rig = await _rig(speech=[(0.5, 2.0)], transcripts=["hello there"], replies=[LONG], asr_delay=0.05)
+    await rig.run_until(8.5)
+    ended = rig.of(SpeechEnded)[0].at
+    final = rig.of(UserFinal)[0].at
+    # the generation started while the VAD still waited for the end of the turn (2.0 + 0.3 s)
+    assert rig.gen.calls[0].started < ended
+    assert [(m.role, m.text()) for m in rig.gen.calls[0].messages] == [(Role.USER, "hello there")]
+    # nothing of the answer was shown or played before the turn ended
+    assert final >= ended
+    assert next(e.at for e in rig.events if isinstance(e, AssistantDelta)) >= final
+    assert _first_played_at(rig) >= ended
+    m = rig.of(TurnMetrics)[0]
+    assert m.preemptive and m.generation_start is not None and m.generation_start < ended
+    done = rig.of(AssistantDone)[0]
+    assert not done.interrupted and done.spoken_text == done.text
+    assert len(rig.gen.calls) == 1
+    await rig.stop()
+
+
+async def test_preemptive_answer_reaches_the_speaker_sooner_than_waiting_for_the_end_of_turn() -> None:
+    slow_tokens = Reply([(0.25, "The first sentence is here. "), (0.4, "A second one ends it.")])
+    eager = await _rig(speech=[(0.5, 2.0)], transcripts=["hello there"], replies=[slow_tokens], asr_delay=0.05)
+    await eager.run_until(6.0)
+    cfg = LoopConfig(generator="fake/model", system_prompt="Be brief.", preemptive_generation=False)
+    late = await _rig(speech=[(0.5, 2.0)], transcripts=["hello there"], replies=[slow_tokens], asr_delay=0.05, config=cfg)
+    await late.run_until(6.0)
+    e, lt = eager.of(TurnMetrics)[0], late.of(TurnMetrics)[0]
+    assert e.preemptive and not lt.preemptive
+    assert lt.generation_start is not None and lt.generation_start >= late.of(SpeechEnded)[0].at
+    # the answer is heard sooner by the head start the generation had on the end of turn
+    assert e.v2v_ms is not None and lt.v2v_ms is not None and e.generation_start is not None
+    head_start = (eager.of(SpeechEnded)[0].at - e.generation_start) * 1000
+    assert head_start >= 50
+    assert lt.v2v_ms - e.v2v_ms == pytest.approx(head_start, abs=20)
+    assert eager.of(AssistantDone)[0].text == late.of(AssistantDone)[0].text
+    await eager.stop()
+    await late.stop()
+
+
+async def test_speech_after_the_pause_drops_the_preemptive_answer_unheard_and_answers_the_whole_turn(tmp_path: Path) -> None:
+    store = ConversationStore(tmp_path)
+    # the 220 ms pause outlasts the 150 ms early ASR end (a preemptive answer starts) but not the 300 ms end of turn
+    rig = await _rig(
+        speech=[(0.5, 1.5), (1.72, 2.5)],
+        transcripts=["what is", "the time"],
+        replies=[SLOW, Reply([(0.1, "It is noon.")])],
+        asr_delay=0.02,
+        store=store,
+    )
+    await rig.run_until(6.0)
+    first, second = rig.gen.calls
+    assert [m.text() for m in first.messages] == ["what is"]
+    assert first.closed and not first.finished  # the preemptive generation was cancelled
+    assert [m.text() for m in second.messages] == ["what is the time"]
+    # one turn, one answer: the dropped one was never shown, played, reported nor stored
+    assert [f.text for f in rig.of(UserFinal)] == ["what is the time"]
+    assert [d.text for d in rig.of(AssistantDone)] == ["It is noon."]
+    assert all("Sentence" not in d.text for d in rig.of(AssistantDelta))
+    routes = list(rig.player._order)
+    assert len(routes) == 1 and bytes(routes[0].audio)
+    assert rig.of(LoopError) == []
+    await rig.loop.flush_store()
+    assert [(r.user_text, r.assistant_text) for r in store.load(rig.loop.conversation_id)] == [("what is the time", "It is noon.")]
+    m = rig.of(TurnMetrics)[0]
+    assert m.generation_start is not None and m.generation_start >= second.started - 1e-9
+    await rig.stop()
+
+
+async def test_a_failing_preemptive_answer_that_is_dropped_reports_nothing() -> None:
+    rig = await _rig(
+        speech=[(0.5, 1.5), (1.72, 2.5)],
+        transcripts=["what is", "the time"],
+        replies=[Reply([(0.01, "Well")], error=GenerateError(RuntimeError("model fell over"))), Reply([(0.1, "It is noon.")])],
+        asr_delay=0.02,
+    )
+    await rig.run_until(6.0)
+    assert len(rig.gen.calls) == 2
+    assert rig.of(LoopError) == []
+    assert [d.text for d in rig.of(AssistantDone)] == ["It is noon."]
+    await rig.stop()
+
+
+async def test_a_failing_preemptive_answer_that_is_committed_reports_the_error_once() -> None:
+    rig = await _rig(
+        speech=[(0.5, 2.0)],
+        transcripts=["hello"],
+        replies=[Reply([(0.01, "Well, ")], error=GenerateError(RuntimeError("model fell over")))],
+        asr_delay=0.02,
+    )
+    await rig.run_until(5.0)
+    errs = [e for e in rig.of(LoopError) if e.kind is ErrorKind.GENERATOR]
+    assert len(errs) == 1 and "model fell over" in errs[0].message
+    assert errs[0].at >= rig.of(UserFinal)[0].at
+    done = rig.of(AssistantDone)
+    assert len(done) == 1 and done[0].error
+    assert rig.loop.state is LoopState.LISTENING
+    await rig.stop()
+
+
+async def test_stopping_while_a_preemptive_answer_waits_closes_its_generation_and_stores_nothing(tmp_path: Path) -> None:
+    store = ConversationStore(tmp_path)
+    rig = await _rig(speech=[(0.5, 2.0)], transcripts=["hello"], replies=[SLOW], asr_delay=0.02, store=store)
+    await rig.run_until(2.22)  # the early ASR end (2.15) passed, the end of turn (2.3) did not
+    assert len(rig.gen.calls) == 1 and rig.of(UserFinal) == []
+    await rig.stop()
+    assert rig.gen.calls[0].closed
+    assert rig.of(AssistantDone) == [] and rig.player._order == []
+    assert store.load(rig.loop.conversation_id) == []
+
+
+async def test_push_to_talk_never_answers_before_the_key_is_released() -> None:
+    cfg = LoopConfig(mode=Mode.PUSH_TO_TALK, generator="fake/model")
+    rig = await _rig(speech=[(0.5, 1.5)], transcripts=["pressed question"], replies=[Reply([(0.1, "Answer.")])], config=cfg, ptt_vad=True)
+    await rig.run_until(0.4)
+    rig.loop.push_to_talk_down()
+    await rig.run_until(2.5)  # a long silence with the key still down
+    assert rig.gen.calls == []
+    rig.loop.push_to_talk_up()
+    await rig.run_until(5.0)
+    assert len(rig.gen.calls) == 1 and rig.gen.calls[0].started >= rig.t0 + 2.5
+    assert not rig.of(TurnMetrics)[0].preemptive
+    await rig.stop()
