@@ -38,7 +38,9 @@ Measured on 2 cores, 4.3 s clip, decode alone in a 30 s window: 2 threads ≈ 38
 vs ≈ 600 ms (1 x 2) vs ≈ 730 ms (2 x 1, the final queues). Partials are kept from
 hogging the CPU: the next one waits at least as long as the previous decode took
 (``partial_duty``), and none starts on new audio that is all quiet (the trailing
-silence the VAD waits for before closing), so a final rarely overlaps a partial.
+silence the VAD waits for before closing) nor during a pause (``partial_pause_ms``
+of quiet at the end: the loop may end the route for its final any moment), so a
+final rarely overlaps a partial.
 """
 
 from __future__ import annotations
@@ -262,6 +264,7 @@ class AsrSettings:
     min_partial_ms: int = 500  # no partial for less audio than this (Whisper guesses on tiny clips)
     partial_duty: float = 1.0  # idle time after a partial decode, as a multiple of its duration
     partial_quiet_dbfs: float = -45.0  # no partial when every 30 ms of the new audio is quieter than this
+    partial_pause_ms: int = 60  # nor while the last this-many ms are that quiet (a pause: the final may be asked for next)
     segment_max_ms: int = 20_000
     segment_search_ms: int = 4_000
     silence_dbfs: float = -55.0  # quieter clips are "" without decoding
@@ -489,6 +492,8 @@ class _Utterance:
         if loudest_frame_dbfs(self.buf, self.last_partial_at) < s.partial_quiet_dbfs:
             self.last_partial_at = n
             return
+        if s.partial_pause_ms > 0 and loudest_frame_dbfs(self.buf, max(self.seg_start, n - s.partial_pause_ms * 32)) < s.partial_quiet_dbfs:
+            return  # (not consumed: speech after the pause starts the partial)
         self.last_partial_at = n
         self.partial = self.call.spawn(self._partial(bytes(self.buf[self.seg_start :]), self.generation), self, f"asr.partial:{self.sid}")
 

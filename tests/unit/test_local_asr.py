@@ -297,3 +297,25 @@ def test_a_transcript_that_repeats_its_start_or_outruns_the_audio_is_implausible
     assert not plausible_transcript("What is the capital of France? What is the", 1.7)
     assert not plausible_transcript(" ".join(["word"] * 3 + [f"w{i}" for i in range(20)]), 2.0)  # 23 words in 2 s
     assert plausible_transcript("", 1.0)
+
+
+@pytest.mark.parametrize("pause_ms", [60, 0], ids=["held-at-a-pause", "pause-rule-off"])
+async def test_no_partial_starts_while_the_utterance_pauses(pause_ms: int) -> None:
+    dec = FakeDecoder()
+    src = StreamBuilder()
+    out = await AsrTransformer(dec, fast(partial_pause_ms=pause_ms)).transform(src.stream)
+    src.push(MessageChunk.bos("u1"))
+    # 700 ms of speech then 300 ms of pause, 100 ms at a time, each partial done before more audio comes
+    for piece in chunks_of(speech(700) + silence(300), "u1"):
+        src.push(piece)
+        await asyncio.sleep(0.03)
+    partial_sizes = [size for size, final in dec.calls if not final]
+    src.push(MessageChunk.eos("u1"))
+    src.done()
+    await asyncio.wait_for(collect(out), 10)
+    assert partial_sizes and partial_sizes[0] == 300 * RATE_MS
+    # at 900 ms the new audio (600–900) still holds speech, but its last 60 ms are quiet: a pause
+    if pause_ms:
+        assert max(partial_sizes) <= 700 * RATE_MS, partial_sizes
+    else:
+        assert max(partial_sizes) >= 900 * RATE_MS, partial_sizes
