@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import sys
 from pathlib import Path
 
 import pytest
@@ -93,3 +95,32 @@ async def test_an_empty_prompt_is_a_typed_error_before_any_decoding(tmp_path: Pa
     with pytest.raises(EmptyPromptError, match="user message"):
         await gen.generate_stream("local", ModelContextBuilder().user("   ").build())
     assert not gen.model.loaded
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux only")
+async def test_decoding_runs_in_its_own_lower_priority_thread_and_errors_reach_the_caller() -> None:
+    import os
+    import threading
+
+    from genx.generators.llamacpp import run_in_own_thread
+
+    seen: dict[str, object] = {}
+
+    def work(tag: str) -> None:
+        seen["tag"] = tag
+        seen["thread"] = threading.current_thread().name
+        seen["nice"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    base = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    loop = asyncio.get_running_loop()
+    await asyncio.wait_for(run_in_own_thread(loop, 10, work, "x"), 10)
+    assert seen["tag"] == "x" and seen["thread"] == "llama.cpp-decode"
+    assert seen["nice"] == min(19, base + 10)
+    # the caller's own thread keeps its priority
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == base
+
+    def boom() -> None:
+        raise ValueError("decode failed")
+
+    with pytest.raises(ValueError, match="decode failed"):
+        await asyncio.wait_for(run_in_own_thread(loop, 10, boom), 10)
