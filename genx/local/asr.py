@@ -13,6 +13,11 @@ input has none):
   every ``partial_interval_ms`` of new audio (never two partial decodes of one
   utterance at once); the committed prefix only grows (local agreement, see
   :mod:`genx.local.partials`);
+* on a control chunk labelled ``flush`` (the speaker paused; the caller may start
+  answering): one ``provisional`` text chunk, the whole utterance so far decoded
+  as a final would be (``meta`` has ``audio_ms``). When nothing audible came after
+  it, the final reuses that decode instead of decoding again, so a final asked
+  for after a flush is ready as soon as the flush's decode is;
 * one ``final`` text chunk at the utterance's EOS (``meta`` has ``audio_ms`` and
   ``decode_ms``), then a control EOS labelled ``final``. The final decode starts at
   once on its own worker thread; a partial decode still running is not awaited and
@@ -78,6 +83,8 @@ _WORD_STRIP = re.compile(r"[^\w']+")
 
 PARTIAL = "partial"
 FINAL = "final"
+FLUSH = "flush"  # input control label: transcribe what the route holds so far (the speaker paused)
+PROVISIONAL = "provisional"
 SPEECH_START = "speech_start"
 
 Audio = npt.NDArray[np.float32]
@@ -368,12 +375,14 @@ class _AsrCall:
                     u.audio(part.mime, part.data)
                     if c.is_end_of_stream():
                         routes.pop(sid).end(c.error)
-                elif c.is_control_only() and c.ctrl is not None and (c.is_begin_of_stream() or sid in routes):
+                elif c.is_control_only() and c.ctrl is not None and (c.is_begin_of_stream() or sid in routes or c.label == FLUSH):
                     if c.is_begin_of_stream():
                         old = routes.pop(sid, None)
                         if old is not None:
                             old.end("")
                         self._open(sid, c.timestamp)
+                    if c.label == FLUSH and sid in routes and not c.is_end_of_stream():
+                        routes[sid].flush()
                     if c.is_end_of_stream() and sid in routes:
                         routes.pop(sid).end(c.error)
                 else:
@@ -422,6 +431,9 @@ class _Utterance:
     ended: bool = False  # the input route ended
     route_closed: bool = False  # the output route got its EOS
     partial_count: int = 0
+    # the last flush: (bytes of buf it covered, seg_start then, its decode); the final reuses it when nothing
+    # audible came after it
+    flushed: tuple[int, int, asyncio.Task[str]] | None = None
 
     # -- input ------------------------------------------------------------------
     def audio(self, mime: str, data: bytes) -> None:
@@ -453,6 +465,43 @@ class _Utterance:
         if self.conv is not None:
             self.buf += self.conv.flush()
         self.call.last_final = self.call.spawn(self._final(self.call.last_final), self, f"asr.final:{self.sid}")
+
+    def flush(self) -> None:
+        """The speaker paused: decode what the route holds now and send it as ``provisional`` text."""
+        if self.ended:
+            return
+        n = len(self.buf)
+        if self.flushed is not None and self.flushed[0] == n:
+            return
+        self.generation += 1  # a partial still running is older than this
+        task = asyncio.get_running_loop().create_task(self._decode_upto(n, final=True), name=f"asr.flush:{self.sid}")
+        self.flushed = (n, self.seg_start, task)
+        self.call.spawn(self._provisional(task, n), self, f"asr.provisional:{self.sid}")
+
+    async def _decode_upto(self, n: int, final: bool) -> str:
+        tail = await self._decode(bytes(self.buf[self.seg_start : n]), final=final)
+        if self.commit is not None:
+            await self.commit
+        return join_text(*self.closed, tail)
+
+    async def _provisional(self, task: asyncio.Task[str], n: int) -> None:
+        text = await task
+        out = self.call.out
+        if self.route_closed or out is None or out.ended or self.flushed is None or self.flushed[2] is not task:
+            return
+        c = MessageChunk.text(text, role=Role.USER, stream_id=self.sid, label=PROVISIONAL)
+        c.meta = {"audio_ms": n // 32}
+        out.push(c)
+
+    def _reusable_flush(self) -> asyncio.Task[str] | None:
+        """The last flush's decode when the audio after it is all quiet (the final would hear the same)."""
+        f = self.flushed
+        if f is None or f[1] != self.seg_start:
+            return None
+        n, _, task = f
+        if len(self.buf) > n and loudest_frame_dbfs(self.buf, n) >= self.call.settings.partial_quiet_dbfs:
+            return None
+        return task
 
     def abandon(self, error: str) -> None:
         """The input failed: close the route with ``error``; pending decodes are dropped."""
@@ -543,17 +592,23 @@ class _Utterance:
 
     async def _final(self, prev: asyncio.Task[None] | None) -> None:
         t0 = time.perf_counter()
-        tail = await self._decode(bytes(self.buf[self.seg_start :]), final=True)
-        if self.commit is not None:
-            await self.commit
+        reuse = self._reusable_flush()
+        if reuse is not None:
+            text = await reuse
+        else:
+            text = await self._decode_upto(len(self.buf), final=True)
         if prev is not None:
             await asyncio.wait([prev])  # the previous utterance's final goes out first (its failure is its own)
         out = self.call.out
         if out is None or out.ended:
             return
-        text = join_text(*self.closed, tail)
         c = MessageChunk.text(text, role=Role.USER, stream_id=self.sid, label=FINAL)
-        c.meta = {"audio_ms": len(self.buf) // 32, "decode_ms": round((time.perf_counter() - t0) * 1000), "partials": self.partial_count}
+        c.meta = {
+            "audio_ms": len(self.buf) // 32,
+            "decode_ms": round((time.perf_counter() - t0) * 1000),
+            "partials": self.partial_count,
+            "from_flush": reuse is not None,
+        }
         out.push(c)
         self.close_route()
 

@@ -319,3 +319,58 @@ async def test_no_partial_starts_while_the_utterance_pauses(pause_ms: int) -> No
         assert max(partial_sizes) <= 700 * RATE_MS, partial_sizes
     else:
         assert max(partial_sizes) >= 900 * RATE_MS, partial_sizes
+
+
+def flush(sid: str) -> MessageChunk:
+    from genx.chunk import StreamCtrl
+    from genx.local.asr import FLUSH
+
+    return MessageChunk(ctrl=StreamCtrl(stream_id=sid, label=FLUSH))
+
+
+async def test_a_flush_sends_the_transcript_so_far_and_a_quiet_ending_reuses_it_as_the_final() -> None:
+    from genx.local.asr import PROVISIONAL
+
+    dec = FakeDecoder()
+    src = StreamBuilder()
+    out = await AsrTransformer(dec, fast(partials=False)).transform(src.stream)
+    src.push(MessageChunk.bos("u1"))
+    src.push_many(chunks_of(speech(1000) + silence(200), "u1"))
+    src.push(flush("u1"))
+    src.push_many(chunks_of(silence(300), "u1"))  # the pause goes on until the end of the turn
+    src.push(MessageChunk.eos("u1"))
+    src.done()
+    got = await asyncio.wait_for(collect(out), 10)
+    assert texts(got, PROVISIONAL) == ["one two"]  # 1.2 s of audio when flushed
+    assert texts(got, FINAL) == ["one two"]
+    final = next(c for c in got if c.label == FINAL and isinstance(c.part, Text))
+    assert final.meta is not None and final.meta["from_flush"] is True
+    assert [f for _, f in dec.calls] == [True]  # one decode served both
+    labels = [c.label for c in got if isinstance(c.part, Text)]
+    assert labels.index(PROVISIONAL) < labels.index(FINAL)
+
+
+async def test_speech_after_a_flush_makes_the_final_decode_everything_again() -> None:
+    from genx.local.asr import PROVISIONAL
+
+    dec = FakeDecoder()
+    src = StreamBuilder()
+    out = await AsrTransformer(dec, fast(partials=False)).transform(src.stream)
+    src.push(MessageChunk.bos("u1"))
+    src.push_many(chunks_of(speech(1000), "u1"))
+    src.push(flush("u1"))
+    src.push_many(chunks_of(speech(1000), "u1"))  # the user went on
+    src.push(MessageChunk.eos("u1"))
+    src.done()
+    got = await asyncio.wait_for(collect(out), 10)
+    assert texts(got, PROVISIONAL) == ["one two"]
+    assert texts(got, FINAL) == ["one two three four"]
+    assert [size for size, _ in dec.calls] == [1000 * RATE_MS, 2000 * RATE_MS]
+
+
+async def test_a_flush_on_an_unknown_route_passes_nothing_and_breaks_nothing() -> None:
+    dec = FakeDecoder()
+    chunks = [flush("nobody"), *utterance("u1", speech(1000))]
+    got = await asyncio.wait_for(collect(await AsrTransformer(dec, fast(partials=False)).transform(stream_of(*chunks))), 10)
+    assert texts(got, FINAL) == ["one two"]
+    assert all(c.stream_id != "nobody" for c in got)
