@@ -70,10 +70,10 @@ from genx.agentkit.history import History
 from genx.agentkit.metrics import Clock, TurnTimeline, format_metrics
 from genx.agentkit.ports import AudioOutput, Speech, SpeechDetector
 from genx.agentkit.speaker import AnswerAudio
-from genx.agentkit.spoken import SegmentRecorder, generated_prefix
+from genx.agentkit.spoken import SegmentRecorder, generated_prefix, join_segments
 from genx.agentkit.store import ConversationStore, ConversationStoreError, TurnRecord, new_conversation_id
 from genx.agentkit.turns import Answer, SpeechRoute, Turn, Utterance
-from genx.chunk import Blob, MessageChunk, Role, Text
+from genx.chunk import Blob, MessageChunk, Role, StreamCtrl, Text
 from genx.errors import Blocked, Done, GenxError, Truncated
 from genx.generators import Generator
 from genx.ids import new_stream_id
@@ -86,6 +86,8 @@ log = logging.getLogger("genx.agentkit.loop")
 L16_16K = "audio/l16; channels=1; rate=16000"
 PARTIAL = "partial"
 FINAL = "final"
+FLUSH = "flush"  # to the ASR: transcribe the route so far (genx.local.asr.FLUSH)
+PROVISIONAL = "provisional"
 UTTERANCE = "utterance"
 DEFAULT_SYSTEM_PROMPT = (
     "You are Parley, a friendly voice assistant. Your answers are spoken aloud: keep them short and conversational, "
@@ -101,11 +103,11 @@ class LoopConfig:
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
     params: ModelParams | None = None
     max_utterance_s: float = 30.0  # longer speech is cut: the first part is answered
-    early_asr_ms: int = 150  # hands-free: end the ASR route after this much pause (0: only at the VAD's end of turn)
+    # hands-free: after this much pause ask the ASR for the transcript so far (0: only at the VAD's end of turn)
+    early_asr_ms: int = 120
     # hands-free: start the answer on the transcript of a pause before the end-of-turn silence ran out;
     # its audio waits for the end of the turn and is dropped unheard if the user goes on talking
     preemptive_generation: bool = True
-    asr_lead_in_ms: int = 200  # audio before the speech that re-opens an ASR route after a pause
     echo_fallback: bool = True  # stricter VAD while the assistant speaks
     echo_tail_s: float = 0.25  # keep the echo measures this long after the last sample (reverb, latency)
     ptt_preroll_ms: int = 300  # audio from just before push-to-talk down
@@ -486,7 +488,7 @@ class VoiceLoop:
             return
         if c.is_begin_of_stream() and c.is_control_only():
             if route.current is None:
-                self._start_asr_route(route, c.timestamp, lead_in=False)
+                self._start_asr_route(route, c.timestamp)
             return
         part = c.part
         if isinstance(part, Blob) and part.data:
@@ -503,13 +505,12 @@ class VoiceLoop:
             self._close_route(route, c.timestamp, error=c.error)
 
     def _forward_audio(self, route: SpeechRoute, mime: str, data: bytes, ts: int) -> None:
-        """Send audio to the route's current ASR route; end it early at a pause, open the next at speech."""
+        """Send audio to the route's ASR route; at a pause ask for the transcript so far (see :meth:`_flush_asr`)."""
+        if route.current is None:
+            self._start_asr_route(route, ts)
+        self._push_asr(route, MessageChunk.blob(mime, data, role=Role.USER, label=UTTERANCE, timestamp=ts))
         early = self.config.early_asr_ms if route.source == "vad" and mime == L16_16K else 0
-        chunk = MessageChunk.blob(mime, data, role=Role.USER, label=UTTERANCE, timestamp=ts)
         if not early:
-            if route.current is None:
-                self._start_asr_route(route, ts, lead_in=True)
-            self._push_asr(route, chunk)
             return
         x = np.frombuffer(data[: len(data) - len(data) % 2], dtype="<i2")
         for i in range(0, x.size - FRAME + 1, FRAME):
@@ -518,19 +519,35 @@ class VoiceLoop:
             quiet_below = max(-50.0, route.peak_db - 25.0)
             if db < quiet_below:
                 route.quiet_ms += 10.0
-            else:
-                route.quiet_ms = 0.0
-                if db >= quiet_below + 6.0:
-                    route.voiced_ms += 10.0
-        if route.current is None:
-            if route.quiet_ms > 0:  # still the pause: keep it as lead-in for the next ASR route
-                self._keep_tail(route, chunk)
-                return
-            self._start_asr_route(route, ts, lead_in=True)
-        self._push_asr(route, chunk)
-        if route.quiet_ms >= early and route.voiced_ms >= 100.0:
-            # a pause: let the ASR finish this part now; the VAD still decides whether the turn ended
-            self._end_asr_route(route, ts)
+                continue
+            route.quiet_ms = 0.0
+            if route.flushed:
+                self._speech_resumed(route)
+            if db >= quiet_below + 6.0:
+                route.voiced_ms += 10.0
+        if not route.flushed and route.quiet_ms >= early and route.voiced_ms >= 100.0:
+            self._flush_asr(route)
+
+    def _flush_asr(self, route: SpeechRoute) -> None:
+        """A pause: the ASR decodes what it has (``provisional`` text, used to start the answer early, held)
+        and, if the pause turns out to end the turn, serves the final from that same decode."""
+        u = route.current
+        asr_in = self._asr_in
+        if u is None or asr_in is None or asr_in.ended:
+            return
+        route.flushed = True
+        route.voiced_ms = 0.0
+        u.flushed_bytes = u.bytes_sent
+        u.provisional = ""
+        asr_in.push(MessageChunk(role=Role.USER, ctrl=StreamCtrl(stream_id=u.sid, label=FLUSH)))
+
+    def _speech_resumed(self, route: SpeechRoute) -> None:
+        route.flushed = False
+        u = route.current
+        if u is not None:
+            u.flushed_bytes = -1
+            u.provisional = ""
+        self._drop_held(route.turn, "the user went on talking")
 
     def _push_asr(self, route: SpeechRoute, chunk: MessageChunk) -> None:
         u = route.current
@@ -539,31 +556,21 @@ class VoiceLoop:
             return
         c = chunk.copy()
         c.ensure_ctrl().stream_id = u.sid
+        u.bytes_sent += _blob_len(chunk)
         asr_in.push(c)
-        self._keep_tail(route, chunk)
 
-    def _keep_tail(self, route: SpeechRoute, chunk: MessageChunk) -> None:
-        route.tail.append(chunk)
-        route.tail_bytes += _blob_len(chunk)
-        while route.tail_bytes > 32 * self.config.asr_lead_in_ms and len(route.tail) > 1:
-            route.tail_bytes -= _blob_len(route.tail.popleft())
-
-    def _start_asr_route(self, route: SpeechRoute, ts: int, *, lead_in: bool) -> None:
+    def _start_asr_route(self, route: SpeechRoute, ts: int) -> None:
         asr_in = self._asr_in
         if asr_in is None or asr_in.ended:
             return
-        self._drop_held(route.turn, "the user went on talking")
+        self._drop_held(route.turn, "more speech in the turn")
         u = Utterance(new_stream_id(), route.turn, route.source)
         route.turn.utterances.append(u)
         route.current = u
         route.voiced_ms = 0.0
+        route.flushed = False
         self._utterances[u.sid] = u
         asr_in.push(MessageChunk.bos(u.sid, role=Role.USER, label=UTTERANCE, timestamp=ts))
-        if lead_in:
-            for c in list(route.tail):
-                lead = c.copy()
-                lead.ensure_ctrl().stream_id = u.sid
-                asr_in.push(lead)
 
     def _end_asr_route(self, route: SpeechRoute, ts: int, error: str = "") -> None:
         u = route.current
@@ -682,7 +689,13 @@ class VoiceLoop:
                     continue
                 part = c.part
                 if isinstance(part, Text):
-                    if c.label == FINAL:
+                    if c.label == PROVISIONAL:
+                        meta = c.meta if isinstance(c.meta, dict) else {}
+                        # only the transcript of the latest flush, and only while the pause lasts
+                        if u.open and u.flushed_bytes >= 0 and meta.get("audio_ms") == u.flushed_bytes // 32:
+                            u.provisional = part.text.strip()
+                            self._maybe_answer(u.turn)
+                    elif c.label == FINAL:
                         u.text = part.text.strip()
                         u.turn.timeline.mark("asr_final", self._clock())
                     elif c.label == PARTIAL and part.text.strip() and part.text.strip() != u.partial:
@@ -729,13 +742,17 @@ class VoiceLoop:
             self._start_answer(turn)
 
     def _maybe_preempt(self, turn: Turn) -> None:
-        """Every utterance is transcribed but the VAD still waits for the end of the turn: start the answer, held."""
-        if not self.config.preemptive_generation or not self._running or turn.answer is not None or turn.waiting_for_transcripts():
+        """The user paused and the ASR has every word so far, but the VAD still waits for the end of the turn:
+        start the answer, held (:meth:`_commit_held` when the turn ends as assumed, :meth:`_drop_held` if not)."""
+        if not self.config.preemptive_generation or not self._running or turn.answer is not None:
             return
         open_routes = [r for r in turn.routes if r.open]
-        if not open_routes or any(r.source != "vad" for r in open_routes):
+        if not open_routes or any(r.source != "vad" or not r.flushed for r in open_routes):
             return
-        text = turn.heard_so_far()
+        pending = [u for u in turn.utterances if not u.transcribed]
+        if any(not u.open or not u.provisional for u in pending):
+            return
+        text = join_segments([u.text if u.transcribed else u.provisional for u in turn.utterances])
         if not text:
             return
         turn.preempted += 1

@@ -121,12 +121,23 @@ class ScriptedAsr:
 
     With a ``clock`` and ``final_delay`` the final comes ``final_delay`` seconds after the
     utterance's EOS (released by :meth:`tick`), like a real decoder's latency.
+
+    A ``flush`` control chunk gets a ``provisional`` text ``final_delay`` later. A
+    transcript given as a sequence scripts them: the k-th flush of the route gets
+    its k-th item, the final is the last item (a plain string serves both). Like
+    the real ASR, a final asked for when nothing loud came after the last flush
+    reuses that flush's decode: it is due when the provisional was.
     """
 
     def __init__(
-        self, transcripts: Sequence[str], partial_every_ms: int = 200, clock: VirtualClock | None = None, final_delay: float = 0.0
+        self,
+        transcripts: Sequence[str | Sequence[str]],
+        partial_every_ms: int = 200,
+        clock: VirtualClock | None = None,
+        final_delay: float = 0.0,
     ) -> None:
-        self.transcripts: deque[str] = deque(transcripts)
+        self.transcripts: deque[str | Sequence[str]] = deque(transcripts)
+        self.flushes: list[tuple[str, int]] = []  # (route id, audio bytes when flushed)
         self.partial_every = partial_every_ms * RATE // 1000 * 2
         self.utterances: list[tuple[str, int]] = []  # (route id, audio bytes)
         self.clock = clock
@@ -147,9 +158,21 @@ class ScriptedAsr:
     async def transform(self, stream: Stream) -> Stream:
         out = StreamBuilder()
 
+        def due(delay: float) -> float | None:
+            return None if self.clock is None or delay <= 0 else self.clock() + delay
+
+        def release(at: float | None, chunks: list[MessageChunk]) -> None:
+            if at is None:
+                out.push_many(chunks)
+            else:
+                self._due.append((at, out, chunks))
+
         async def run() -> None:
             seen: dict[str, int] = {}
             texts: dict[str, str] = {}
+            script: dict[str, list[str]] = {}
+            flushed: dict[str, tuple[int, float | None]] = {}  # route → (flushes so far, provisional due)
+            loud_after_flush: dict[str, bool] = {}
             try:
                 while True:
                     try:
@@ -159,11 +182,27 @@ class ScriptedAsr:
                     sid = c.stream_id
                     if c.is_begin_of_stream() and c.is_control_only():
                         seen[sid] = 0
-                        texts[sid] = self.transcripts.popleft() if self.transcripts else ""
+                        entry = self.transcripts.popleft() if self.transcripts else ""
+                        script[sid] = [entry] if isinstance(entry, str) else list(entry) or [""]
+                        texts[sid] = script[sid][-1]
                         continue
                     if sid not in seen:
                         continue
+                    if c.is_control_only() and c.label == "flush" and not c.is_end_of_stream():
+                        k = flushed[sid][0] + 1 if sid in flushed else 1
+                        items = script[sid]
+                        text = items[min(k, len(items)) - 1]
+                        at = due(self.final_delay)
+                        flushed[sid] = (k, at)
+                        loud_after_flush[sid] = False
+                        self.flushes.append((sid, seen[sid]))
+                        chunk = MessageChunk.text(text, role=Role.USER, stream_id=sid, label="provisional")
+                        chunk.meta = {"audio_ms": seen[sid] // 32}
+                        release(at, [chunk])
+                        continue
                     if isinstance(c.part, Blob) and c.part.data:
+                        if sid in flushed and np.abs(np.frombuffer(c.part.data, dtype="<i2")).max(initial=0) > 1000:
+                            loud_after_flush[sid] = True
                         before = seen[sid]
                         seen[sid] += len(c.part.data)
                         if before // self.partial_every != seen[sid] // self.partial_every and texts[sid]:
@@ -177,10 +216,10 @@ class ScriptedAsr:
                         if not c.error:
                             chunks.append(MessageChunk.text(texts.pop(sid), role=Role.USER, stream_id=sid, label="final"))
                         chunks.append(MessageChunk.eos(sid, role=Role.USER, label="final", error=c.error))
-                        if self.clock is not None and self.final_delay > 0:
-                            self._due.append((self.clock() + self.final_delay, out, chunks))
+                        if sid in flushed and not loud_after_flush.get(sid, True):
+                            release(flushed[sid][1], chunks)  # the flush's decode serves the final
                         else:
-                            out.push_many(chunks)
+                            release(due(self.final_delay), chunks)
                 if not out.ended:
                     out.done()
             except asyncio.CancelledError:
@@ -479,7 +518,7 @@ class Rig:
         self,
         *,
         speech: Sequence[tuple[float, float]] = (),
-        transcripts: Sequence[str] = (),
+        transcripts: Sequence[str | Sequence[str]] = (),
         replies: Sequence[Reply] = (),
         config: LoopConfig | None = None,
         samples_per_char: int = 800,

@@ -13,13 +13,11 @@ all mutation happens on the event loop.
 from __future__ import annotations
 
 import asyncio
-from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from genx.agentkit.metrics import TurnTimeline
 from genx.agentkit.spoken import SegmentRecorder, join_segments
-from genx.chunk import MessageChunk
 from genx.stream import Stream, StreamBuilder
 
 if TYPE_CHECKING:
@@ -38,15 +36,18 @@ class Utterance:
     text: str = ""
     partial: str = ""
     error: str = ""
+    bytes_sent: int = 0  # audio sent to the ASR
+    flushed_bytes: int = -1  # audio the last flush covered (-1: none, or speech came after it)
+    provisional: str = ""  # the transcript of that flush
 
 
 @dataclass(slots=True, eq=False)
 class SpeechRoute:
     """One stretch of the user's speech without a turn-ending pause: a VAD route or a push-to-talk press.
 
-    Its audio goes to the ASR as one or more :class:`Utterance` routes: at a short
-    pause the current ASR route is ended early (its transcript is then ready when
-    the VAD confirms the end of the turn); speech after the pause opens the next one.
+    Its audio goes to the ASR as one :class:`Utterance` route. At a short pause
+    the ASR is asked for the transcript so far (a flush; ``flushed`` until speech
+    resumes), so the answer can start before the VAD confirms the end of the turn.
     """
 
     sid: str
@@ -54,14 +55,13 @@ class SpeechRoute:
     source: str  # "vad" | "ptt"
     open: bool = True
     ptt_sid: str = ""  # push-to-talk: the press's id on the trimmer's input (sid becomes its output route)
-    current: Utterance | None = None  # the ASR route receiving the audio now
+    current: Utterance | None = None  # the ASR route receiving the audio
     audio_bytes: int = 0
     capped: bool = False
     peak_db: float = -120.0
     quiet_ms: float = 0.0
-    voiced_ms: float = 0.0  # voiced audio in the current ASR route
-    tail: deque[MessageChunk] = field(default_factory=deque)  # recent audio: the lead-in of a follow-up ASR route
-    tail_bytes: int = 0
+    voiced_ms: float = 0.0  # voiced audio since the start or the last flush
+    flushed: bool = False  # the ASR was asked for the transcript of this pause
 
 
 @dataclass(slots=True, eq=False)

@@ -147,7 +147,8 @@ async def test_metrics_measure_voice_to_voice_from_the_last_voiced_sample() -> N
     m = rig.of(TurnMetrics)[0]
     assert m.speech_end is not None and abs((m.speech_end - rig.t0) - 2.0) < 0.05
     assert m.first_played is not None and m.first_token is not None and m.asr_final is not None
-    assert m.asr_final <= m.generation_start <= m.first_token <= m.first_audio <= m.first_played  # type: ignore[operator]
+    assert m.speech_end <= m.generation_start <= m.first_token <= m.first_audio <= m.first_played  # type: ignore[operator]
+    assert m.asr_final <= m.first_played  # preemptive: generated before, heard only after the final transcript
     # the first sample was handed out during the 10 ms tick before the report and is audible 30 ms later
     expected = (m.first_played - 0.01 + 0.03 - m.speech_end) * 1000
     assert m.v2v_ms == pytest.approx(expected, abs=1.0)
@@ -524,12 +525,14 @@ async def test_partials_grow_and_deltas_precede_spoken_progress() -> None:
     await rig.stop()
 
 
-async def test_a_short_pause_ends_the_asr_route_early_and_the_turn_joins_both_parts() -> None:
-    # the 200 ms pause is shorter than the VAD's 300 ms end of turn, longer than the 150 ms early ASR end
-    rig = await _rig(speech=[(0.5, 1.5), (1.7, 2.5)], transcripts=["what is", "the time"], replies=[LONG], asr_delay=0.2)
+async def test_a_short_pause_asks_for_the_transcript_so_far_and_the_speech_stays_one_asr_route() -> None:
+    # the 200 ms pause is shorter than the VAD's 300 ms end of turn, longer than the 120 ms flush pause
+    rig = await _rig(speech=[(0.5, 1.5), (1.7, 2.5)], transcripts=[("what is", "what is the time")], replies=[LONG], asr_delay=0.2)
     await rig.run_until(7.0)
-    assert len(rig.asr.utterances) == 2  # two ASR routes …
-    assert len(rig.of(SpeechEnded)) == 1  # … of one speech route
+    assert len(rig.asr.utterances) == 1  # one ASR route for the whole speech route …
+    assert len(rig.asr.flushes) == 2  # … flushed at the pause and at the end
+    assert rig.asr.flushes[1][1] - rig.asr.flushes[0][1] >= 0.8 * RATE * 2  # the second flush holds the 0.8 s after the pause
+    assert len(rig.of(SpeechEnded)) == 1
     assert [f.text for f in rig.of(UserFinal)] == ["what is the time"]
     assert [(m.role, m.text()) for m in rig.gen.calls[0].messages] == [(Role.USER, "what is the time")]
     await rig.stop()
@@ -602,7 +605,7 @@ async def test_speech_after_the_pause_drops_the_preemptive_answer_unheard_and_an
     # the 220 ms pause outlasts the 150 ms early ASR end (a preemptive answer starts) but not the 300 ms end of turn
     rig = await _rig(
         speech=[(0.5, 1.5), (1.72, 2.5)],
-        transcripts=["what is", "the time"],
+        transcripts=[("what is", "what is the time")],
         replies=[SLOW, Reply([(0.1, "It is noon.")])],
         asr_delay=0.02,
         store=store,
@@ -629,7 +632,7 @@ async def test_speech_after_the_pause_drops_the_preemptive_answer_unheard_and_an
 async def test_a_failing_preemptive_answer_that_is_dropped_reports_nothing() -> None:
     rig = await _rig(
         speech=[(0.5, 1.5), (1.72, 2.5)],
-        transcripts=["what is", "the time"],
+        transcripts=[("what is", "what is the time")],
         replies=[Reply([(0.01, "Well")], error=GenerateError(RuntimeError("model fell over"))), Reply([(0.1, "It is noon.")])],
         asr_delay=0.02,
     )
