@@ -105,6 +105,7 @@ def loop_config(settings: Any, *, mode: str | None = None, generator: str | None
         generator=generator or s.generator,
         system_prompt=s.system_prompt,
         echo_fallback=True,
+        preemptive_generation=bool(s.preemptive_generation),
     )
 
 

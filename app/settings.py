@@ -72,7 +72,8 @@ class LoopSettings(Spec):
     mode: Literal["hands-free", "push-to-talk"] = "hands-free"
     barge_in: bool = True
     echo_cancellation: bool = True
-    end_of_turn_silence_ms: int = Field(default=700, gt=0, le=10_000)
+    end_of_turn_silence_ms: int = Field(default=500, gt=0, le=10_000)
+    preemptive_generation: bool = True
     vad_aggressiveness: int = Field(default=2, ge=0, le=3)
     generator: str = Field(default="offline/smollm2", min_length=1)
     voice: str = Field(default="tts/joe", min_length=1)

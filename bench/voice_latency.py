@@ -12,13 +12,21 @@ speaker are recorded. Per turn:
   voiced sample of an interruption in the microphone → the speaker silent (the
   start of a ≥ 300 ms quiet stretch, after the loop reported the barge-in);
 * **self-interruptions**: barge-ins the loop reported that the bench did not cause;
-* the per-stage breakdown from the loop's ``TurnMetrics`` (end-of-turn wait, ASR
-  final, LLM first token, first TTS audio, first sample handed to the device,
-  device output).
+* the per-stage breakdown from the loop's ``TurnMetrics``, as durations that add
+  up to voice-to-voice: ``transcript`` (end of speech → the answer starts: pause
+  detection + ASR), ``llm_first_token``, ``tts_first_audio``, ``held`` (first audio
+  → handed to the device: waiting for the end of the turn), ``device_out``; and
+  ``eot_wait`` (end of speech → the VAD's end of turn), the gate a preemptive
+  answer waits for.
 
-Usage: ``python bench/voice_latency.py [--turns 24] [--eot-ms 300] [--echo] [--json]``.
-With ``--json`` the last line is one JSON object (``turns``, ``v2v_ms_p50``,
-``v2v_ms_p95``, ``bargein_ms_p50``, ``bargein_ms_p95``, ``self_interruptions``, stages).
+Variants run one after the other on the same server and are printed side by side:
+``preemptive`` (the app's behaviour: the answer starts at a pause, held until the
+end of turn) and ``baseline`` (the answer starts at the end of turn).
+
+Usage: ``python bench/voice_latency.py [--turns 24] [--eot-ms 300] [--variants preemptive,baseline] [--echo] [--json]``.
+With ``--json`` the last line is one JSON object: the first variant's ``turns``,
+``v2v_ms_p50``, ``v2v_ms_p95``, ``bargein_ms_p50``, ``bargein_ms_p95``,
+``self_interruptions`` and stages at the top level, every variant under ``variants``.
 """
 
 from __future__ import annotations
@@ -110,16 +118,19 @@ class TurnResult:
 
 
 class Bench:
-    def __init__(self, server: PulseServer, args: argparse.Namespace, workdir: Path) -> None:
+    def __init__(self, server: PulseServer, args: argparse.Namespace, workdir: Path, variant: str = "preemptive") -> None:
         from app.headless import Session
         from app.settings import Settings
 
         settings = Settings()
         settings.loop.end_of_turn_silence_ms = args.eot_ms
         settings.loop.echo_cancellation = not args.no_aec
+        settings.loop.preemptive_generation = variant == "preemptive"
+        self.variant = variant
         self.server = server
         self.args = args
         self.workdir = workdir
+        workdir.mkdir(parents=True, exist_ok=True)
         self.session = Session(settings, input_device=PA_MIC, output_device=PA_SPEAKER, store=ConversationStore(workdir / "store"))
         self.events: list[Event] = []
         self.expected_bargeins = 0
@@ -313,16 +324,17 @@ class Bench:
         out: dict[str, float] = {}
         if ends:
             out["eot_wait"] = (ends[-1].at - speech_end) * 1000
-            if m.asr_final is not None:
-                out["asr_final"] = (m.asr_final - ends[-1].at) * 1000
+        if m.generation_start is not None:
+            out["transcript"] = (m.generation_start - speech_end) * 1000
         if m.first_token is not None and m.generation_start is not None:
             out["llm_first_token"] = (m.first_token - m.generation_start) * 1000
         if m.first_audio is not None and m.first_token is not None:
             out["tts_first_audio"] = (m.first_audio - m.first_token) * 1000
         if m.first_played is not None and m.first_audio is not None:
-            out["to_device"] = (m.first_played - m.first_audio) * 1000
+            out["held"] = (m.first_played - m.first_audio) * 1000
         if heard is not None and m.first_played is not None:
             out["device_out"] = (heard - m.first_played) * 1000
+        out["preemptive"] = 1.0 if m.preemptive else 0.0
         return out
 
     async def run(self) -> list[TurnResult]:
@@ -332,6 +344,10 @@ class Bench:
         results: list[TurnResult] = []
         try:
             await asyncio.sleep(1.0)
+            # one uncounted turn: the first decode of each model pays for paging its weights in
+            warm = await self.v2v_turn("Hello there, how are you?")
+            print(f"warm-up turn: v2v {warm.v2v_ms or 0:.0f} ms (not counted)", flush=True)
+            await self.wait_quiet()
             for i in range(self.args.turns):
                 every = self.args.bargein_every
                 if every and i % every == every - 1:
@@ -355,14 +371,17 @@ def summarize(results: list[TurnResult], bench: Bench, args: argparse.Namespace)
     v2v.extend(r.v2v_ms for r in results)
     bi = LatencyStats("bargein")
     bi.extend(r.bargein_ms for r in results)
-    stage_names = ["eot_wait", "asr_final", "llm_first_token", "tts_first_audio", "to_device", "device_out"]
-    stage_names += ["bi_detect", "bi_stop", "bi_device"]
-    stages = {n: LatencyStats(n) for n in stage_names}
+    stages = {n: LatencyStats(n) for n in STAGES}
+    preempted = 0
     for r in results:
         for n, v in r.stages.items():
-            stages[n].add(v)
+            if n == "preemptive":
+                preempted += int(v)
+            else:
+                stages[n].add(v)
     self_int = bench.self_interruptions()
     out: dict[str, Any] = {
+        "variant": bench.variant,
         "turns": len(results),
         "v2v_turns": len(v2v),
         "bargein_turns": len(bi),
@@ -371,6 +390,7 @@ def summarize(results: list[TurnResult], bench: Bench, args: argparse.Namespace)
         "bargein_ms_p50": round(bi.p50, 1),
         "bargein_ms_p95": round(bi.p95, 1),
         "self_interruptions": self_int,
+        "preemptive_turns": preempted,
         "eot_ms": args.eot_ms,
         "aec": not args.no_aec,
         "echo_loopback": args.echo,
@@ -381,21 +401,47 @@ def summarize(results: list[TurnResult], bench: Bench, args: argparse.Namespace)
     return out
 
 
-def print_table(s: dict[str, Any]) -> None:
+STAGES = ["eot_wait", "transcript", "llm_first_token", "tts_first_audio", "held", "device_out", "bi_detect", "bi_stop", "bi_device"]
+
+
+def print_table(runs: list[dict[str, Any]]) -> None:
+    first = runs[0]
     print()
-    print(f"voice loop latency over {s['turns']} turns (end-of-turn silence {s['eot_ms']} ms, AEC {'on' if s['aec'] else 'off'})")
-    print(f"{'measure':28s} {'n':>4s} {'median':>9s} {'p95':>9s}   goal")
-    print(f"{'voice-to-voice (ms)':28s} {s['v2v_turns']:4d} {s['v2v_ms_p50']:9.0f} {s['v2v_ms_p95']:9.0f}   ≤ 600 / ≤ 900")
-    print(f"{'barge-in (ms)':28s} {s['bargein_turns']:4d} {s['bargein_ms_p50']:9.0f} {s['bargein_ms_p95']:9.0f}   ≤ 120 / ≤ 200")
-    print("stages (v2v: eot_wait … device_out; barge-in: bi_detect = onset → VAD decision, bi_stop, bi_device):")
-    for n, v in s["stages_ms_p50"].items():
-        print(f"  {n:26s}      {v:9.0f} {s['stages_ms_p95'][n]:9.0f}")
-    print(f"self-interruptions: {s['self_interruptions']}")
-    if s["failures"]:
-        print("notes: " + "; ".join(s["failures"]))
+    print(
+        f"voice loop latency, {first['turns']} turns per variant (end-of-turn silence {first['eot_ms']} ms, "
+        f"AEC {'on' if first['aec'] else 'off'}, echo loop-back {'on' if first['echo_loopback'] else 'off'})"
+    )
+    head = "".join(f"{r['variant'] + ' p50':>16s}{'p95':>8s}" for r in runs)
+    print(f"{'measure (ms)':26s}{head}   goal")
+
+    def row(name: str, key50: str, key95: str, goal: str = "", src: str = "") -> None:
+        cells = ""
+        for r in runs:
+            d50, d95 = (r[src], r[src.replace("p50", "p95")]) if src else (r, r)
+            v50, v95 = d50.get(key50), d95.get(key95)
+            cells += f"{'-' if v50 is None else f'{v50:.0f}':>16s}{'-' if v95 is None else f'{v95:.0f}':>8s}"
+        print(f"{name:26s}{cells}   {goal}")
+
+    row("voice-to-voice", "v2v_ms_p50", "v2v_ms_p95", "≤ 600 / ≤ 900")
+    row("barge-in", "bargein_ms_p50", "bargein_ms_p95", "≤ 120 / ≤ 200")
+    print("v2v = transcript + llm_first_token + tts_first_audio + held + device_out; eot_wait gates a preemptive answer;")
+    print("barge-in: bi_detect = onset → the loop's decision, bi_stop = → playback stopped, bi_device = → silent")
+    for n in STAGES:
+        if any(n in r["stages_ms_p50"] for r in runs):
+            row("  " + n, n, n, src="stages_ms_p50")
+    counts = (f"{r['variant']} {r['v2v_turns']}/{r['bargein_turns']}/{r['preemptive_turns']}" for r in runs)
+    print("turns (v2v / barge-in / preemptive): " + ", ".join(counts))
+    print("self-interruptions: " + ", ".join(f"{r['variant']} {r['self_interruptions']}" for r in runs))
+    for r in runs:
+        if r["failures"]:
+            print(f"notes ({r['variant']}): " + "; ".join(r["failures"]))
 
 
-async def amain(args: argparse.Namespace) -> dict[str, Any]:
+VARIANTS = ("preemptive", "baseline")
+
+
+async def amain(args: argparse.Namespace) -> list[dict[str, Any]]:
+    runs: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="parley-bench-") as tmp:
         work = Path(tmp)
         with pulse_server(work / "pulse") as server:
@@ -408,32 +454,40 @@ async def amain(args: argparse.Namespace) -> dict[str, Any]:
                         cur = line.split("#", 1)[1]
                     elif line.startswith("Owner Module:") and line.split(":", 1)[1].strip() == str(mod):
                         server.pactl("set-sink-input-volume", cur, "-10dB")
-            bench = Bench(server, args, work)
-            results = await bench.run()
+            for variant in args.variants:
+                print(f"-- variant {variant}", flush=True)
+                bench = Bench(server, args, work / variant, variant)
+                results = await bench.run()
+                runs.append(summarize(results, bench, args))
             if mod is not None:
                 server.unload_module(mod)
-            return summarize(results, bench, args)
+    return runs
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--turns", type=int, default=24)
     p.add_argument("--bargein-every", type=int, default=2, help="every N-th turn is a barge-in turn (0: none)")
-    p.add_argument("--eot-ms", type=int, default=300, help="end-of-turn silence (the app default is 700)")
+    p.add_argument("--eot-ms", type=int, default=300, help="end-of-turn silence (the app default is 500)")
+    p.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated, run in this order: {', '.join(VARIANTS)}")
     p.add_argument("--no-aec", action="store_true", help="run without the echo canceller")
     p.add_argument("--echo", action="store_true", help="loop the speaker back into the microphone at -10 dB")
     p.add_argument("--json", action="store_true")
     p.add_argument("--verbose", action="store_true", help="explain failed turns")
     args = p.parse_args(argv)
+    args.variants = [v.strip() for v in args.variants.split(",") if v.strip()]
+    unknown = [v for v in args.variants if v not in VARIANTS]
+    if unknown or not args.variants:
+        p.error(f"unknown variant(s) {unknown}; choose from {', '.join(VARIANTS)}")
     if shutil.which("espeak-ng") is None:
         print("espeak-ng is required (apt-get install espeak-ng)", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.WARNING)
     logging.getLogger("app.audio").setLevel(logging.ERROR)
-    summary = asyncio.run(amain(args))
-    print_table(summary)
+    runs = asyncio.run(amain(args))
+    print_table(runs)
     if args.json:
-        print(json.dumps(summary))
+        print(json.dumps({**runs[0], "variants": {r["variant"]: r for r in runs}}))
     return 0
 
 

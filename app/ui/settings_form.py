@@ -55,7 +55,7 @@ class FormValues:
     output_device: str | None = None
     mode: str = "hands-free"
     vad_aggressiveness: int = 2
-    end_of_turn_silence_ms: int = 700
+    end_of_turn_silence_ms: int = 500
     barge_in: bool = True
     echo_cancellation: bool = True
     generator: str = "offline/smollm2"  # a configured generator name (pattern) …
