@@ -187,6 +187,7 @@ class VoiceLoop:
         self._unsubs: list[Callable[[], None]] = []
         self._store_q: asyncio.Queue[tuple[str, TurnRecord] | None] = asyncio.Queue()
         self._writer: asyncio.Task[None] | None = None
+        self._prefill_task: asyncio.Task[None] | None = None
         self._stopped: asyncio.Future[None] | None = None
         self._running = False
         self._fallback_off: asyncio.TimerHandle | None = None
@@ -257,6 +258,7 @@ class VoiceLoop:
         self._emit(ConversationStarted(conversation_id=self._conversation_id))
         self._emit(ModeChanged(mode=self._mode))
         self._set_state(LoopState.LISTENING, "started")
+        self._schedule_prefill()
 
     def _vad_timing(self) -> None:
         """How long after the last voiced sample the VAD ends an utterance, and after speech onset it reports it."""
@@ -292,6 +294,8 @@ class VoiceLoop:
         for b in (self._vad_in, self._asr_in, self._ptt_in):
             if b is not None and not b.ended:
                 b.done()
+        if self._prefill_task is not None:
+            self._prefill_task.cancel()
         for t in self._tasks:
             t.cancel()
         for t in self._tasks:
@@ -834,6 +838,7 @@ class VoiceLoop:
         if self._ptt is not None:
             self.push_to_talk_up()
         self._history.clear()
+        self._schedule_prefill()
         self._conversation_id = new_conversation_id()
         self._emit(ConversationStarted(conversation_id=self._conversation_id))
         self._settle_state("new conversation")
@@ -851,6 +856,7 @@ class VoiceLoop:
         self.new_conversation()
         self._conversation_id = conversation_id
         self._history.add_records(records)
+        self._schedule_prefill()
         self._emit(ConversationStarted(conversation_id=conversation_id))
 
     def set_mode(self, mode: Mode | str) -> None:
@@ -1167,6 +1173,7 @@ class VoiceLoop:
         self._emit(AssistantDone(turn_id=turn.turn_id, text=full, interrupted=interrupted, spoken_text=kept, error=ans.error))
         if turn.conversation_id == self._conversation_id:
             self._history.add(turn.user_text, kept, interrupted=interrupted)
+            self._schedule_prefill()
         metrics = tl.to_event()
         self._emit(metrics)
         log.info("%s", format_metrics(metrics))
@@ -1187,6 +1194,24 @@ class VoiceLoop:
             self._store_q.put_nowait((turn.conversation_id, rec))
         self._echo_speaking(False)
         self._settle_state("answer done")
+
+    def _schedule_prefill(self) -> None:
+        """Let the generator evaluate the conversation so far while the user listens (see LlamaCppGenerator.prefill)."""
+        fn = getattr(self._generator, "prefill", None)
+        if fn is None or not self._running or not self._generator_name:
+            return
+        if self._prefill_task is not None and not self._prefill_task.done():
+            self._prefill_task.cancel()  # the history changed again: prefill the newer one
+        ctx = self._history.context("", system_prompt=self.config.system_prompt, params=self.config.params)
+        self._prefill_task = asyncio.get_running_loop().create_task(self._prefill(fn, ctx), name="voice-loop-prefill")
+
+    async def _prefill(self, fn: Callable[[str, Any], Any], ctx: Any) -> None:
+        try:
+            await fn(self._generator_name, ctx)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # an optimisation only: the answer will evaluate the prompt itself
+            log.debug("prompt prefill skipped: %s", e)
 
     async def _write_store(self) -> None:
         store = self._store

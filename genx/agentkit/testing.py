@@ -257,6 +257,7 @@ class ScriptedGenerator:
         self.clock = clock
         self.replies: deque[Reply] = deque(replies)
         self.calls: list[GenCall] = []
+        self.prefills: list[list[Message]] = []
         self._live: list[tuple[GenCall, StreamBuilder, deque[tuple[float, str]], BaseException | None]] = []
 
     async def generate_stream(self, pattern: str, ctx: ModelContext) -> Stream:
@@ -275,6 +276,11 @@ class ScriptedGenerator:
 
     async def invoke(self, pattern: str, ctx: ModelContext, tool: Any) -> tuple[Usage, Any]:
         raise NotImplementedError
+
+    async def prefill(self, pattern: str, ctx: ModelContext) -> bool:
+        """Records the conversation it was asked to evaluate ahead of the next turn."""
+        self.prefills.append(list(ctx.messages()))
+        return True
 
     def tick(self) -> None:
         now = self.clock()

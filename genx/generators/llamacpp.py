@@ -332,6 +332,27 @@ def _decode(
         run.finished.set()
 
 
+def _prefill(model: SharedModel[_Loaded], messages: list[dict[str, str]], result: list[bool]) -> None:
+    """Blocking: evaluate ``messages`` (ending with an empty user message) into the KV cache, unless the model is busy."""
+    loaded = model.get()
+    if not loaded.lock.acquire(timeout=0.2):
+        result.append(False)
+        return
+    try:
+        llm = loaded.llm
+        budget = llm.n_ctx() - 256 - _CONTEXT_MARGIN_TOKENS
+        fitted, note = fit_messages(messages, lambda s: len(llm.tokenize(s.encode("utf-8"), add_bos=False, special=True)), budget)
+        if note:  # the real prompt will be trimmed its own way: nothing to gain
+            result.append(False)
+            return
+        # the same formatting path as a real answer; llama.cpp reuses the longest common token prefix, so
+        # the next prompt evaluates only from where the new user message starts
+        llm.create_chat_completion(fitted, max_tokens=1, temperature=0.0)  # type: ignore[arg-type]
+        result.append(True)
+    finally:
+        loaded.lock.release()
+
+
 def run_in_own_thread(loop: asyncio.AbstractEventLoop, nice: int, fn: Callable[..., None], *args: Any) -> asyncio.Future[None]:
     """Run ``fn(*args)`` in a new thread at ``nice`` (Linux; a pool thread could not get its priority back)."""
     fut: asyncio.Future[None] = loop.create_future()
@@ -406,6 +427,19 @@ class LlamaCppGenerator:
 
     async def warm(self) -> None:
         await self.model.warm()
+
+    async def prefill(self, pattern: str, ctx: ModelContext) -> bool:
+        """Evaluate the conversation so far (``ctx``, without the next user message) into the KV cache.
+
+        The next :meth:`generate_stream` then evaluates only the new user message:
+        the voice loop calls this after each answer, while the user listens. Returns
+        False when skipped (the model is busy, or the conversation needs trimming).
+        """
+        messages = chat_messages(ctx, self.system_prompt)
+        messages.append({"role": "user", "content": ""})
+        result: list[bool] = []
+        await run_in_own_thread(asyncio.get_running_loop(), self.options.nice, _prefill, self.model, messages, result)
+        return bool(result and result[0])
 
     def _params(self, ctx: ModelContext) -> ModelParams:
         return self.params.merged(ctx.params())

@@ -64,6 +64,11 @@ class GeneratorMux:
     async def invoke(self, pattern: str, ctx: ModelContext, tool: FuncTool) -> tuple[Usage, FuncCall]:
         return await self._mux.get(pattern).invoke(pattern, ctx, tool)
 
+    async def prefill(self, pattern: str, ctx: ModelContext) -> bool:
+        """The resolved generator's ``prefill`` (prompt caching ahead of the next turn), if it has one."""
+        fn = getattr(self._mux.get(pattern), "prefill", None)
+        return bool(await fn(pattern, ctx)) if fn is not None else False
+
     def __repr__(self) -> str:
         return f"GeneratorMux({self._mux.patterns()!r})"
 

@@ -162,3 +162,47 @@ async def test_sampling_params_from_the_context_override_the_defaults(llm: Llama
     _, end = await drain(stream)
     assert stream.usage is not None and stream.usage.generated_tokens <= 3
     assert isinstance(end, Done | Truncated)
+
+
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+async def test_prefill_caches_the_conversation_so_the_next_prompt_only_evaluates_the_new_message(llm: LlamaCppGenerator) -> None:
+    history = [("What is the capital of France?", "The capital of France is Paris."), ("And of Italy?", "Rome is the capital of Italy.")]
+
+    def ctx(extra: str | None) -> object:
+        b = ModelContextBuilder().prompt("You are a helpful assistant.", name="system")
+        for q, a in history:
+            b.user(q).assistant(a)
+        if extra is not None:
+            b.user(extra)
+        return b.build()
+
+    loaded = llm.model.get()
+    loaded.llm.reset()
+    assert await llm.prefill("offline/smollm2", ctx(None))  # type: ignore[arg-type]
+    cached = list(loaded.llm._input_ids)
+    question = "What do bees make?"
+    stream = await llm.generate_stream("offline/smollm2", ctx(question))  # type: ignore[arg-type]
+    chunks, _ = await drain(stream)
+    assert text_of(chunks).strip()
+    assert stream.usage is not None
+    prompt = list(loaded.llm._input_ids[: stream.usage.prompt_tokens])
+    new_tokens = len(loaded.llm.tokenize(question.encode(), add_bos=False, special=True))
+    reused = _common_prefix(cached, prompt)
+    # everything before the new user message (system prompt, both exchanges, the user header) was evaluated already
+    assert reused >= len(prompt) - new_tokens - 8, (reused, len(prompt), new_tokens)
+    assert reused > len(prompt) // 2
+
+
+async def test_prefill_is_skipped_while_the_model_is_busy(llm: LlamaCppGenerator) -> None:
+    loaded = llm.model.get()
+    with loaded.lock:  # a generation holds the model
+        ok = await llm.prefill("offline/smollm2", ModelContextBuilder().user("hi").assistant("hello").build())
+    assert ok is False

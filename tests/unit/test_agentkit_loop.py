@@ -51,6 +51,7 @@ LONG = Reply(
     ]
 )
 # 30 short sentences, one every 0.4 s (each ~1 s of audio): the generation outlives any barge-in below
+LONG_TEXT = "".join(t for _, t in LONG.tokens).strip()
 SLOW = Reply([(0.1 + 0.4 * i, f"Sentence {i} is here. ") for i in range(30)] + [(12.5, "The end.")])
 
 
@@ -682,4 +683,16 @@ async def test_push_to_talk_never_answers_before_the_key_is_released() -> None:
     await rig.run_until(5.0)
     assert len(rig.gen.calls) == 1 and rig.gen.calls[0].started >= rig.t0 + 2.5
     assert not rig.of(TurnMetrics)[0].preemptive
+    await rig.stop()
+
+
+async def test_the_generator_is_asked_to_prefill_the_conversation_at_start_and_after_each_answer() -> None:
+    rig = await _rig(speech=[(0.5, 2.0), (8.0, 9.0)], transcripts=["hello there", "and then"], replies=[LONG, Reply([(0.1, "Fine.")])])
+    assert rig.gen.prefills == [[]]  # at start: nothing but the system prompt to evaluate
+    await rig.run_until(8.0)
+    assert len(rig.gen.prefills) == 2
+    # after the answer: the whole exchange, and no pending user message
+    assert [(m.role, m.text()) for m in rig.gen.prefills[1]] == [(Role.USER, "hello there"), (Role.ASSISTANT, LONG_TEXT)]
+    await rig.run_until(12.0)
+    assert len(rig.gen.prefills) == 3 and [m.text() for m in rig.gen.prefills[2]][-1] == "Fine."
     await rig.stop()
