@@ -104,7 +104,7 @@ class LoopConfig:
     params: ModelParams | None = None
     max_utterance_s: float = 30.0  # longer speech is cut: the first part is answered
     # hands-free: after this much pause ask the ASR for the transcript so far (0: only at the VAD's end of turn)
-    early_asr_ms: int = 120
+    early_asr_ms: int = 100
     # hands-free: start the answer on the transcript of a pause before the end-of-turn silence ran out;
     # its audio waits for the end of the turn and is dropped unheard if the user goes on talking
     preemptive_generation: bool = True

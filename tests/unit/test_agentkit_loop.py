@@ -527,7 +527,7 @@ async def test_partials_grow_and_deltas_precede_spoken_progress() -> None:
 
 
 async def test_a_short_pause_asks_for_the_transcript_so_far_and_the_speech_stays_one_asr_route() -> None:
-    # the 200 ms pause is shorter than the VAD's 300 ms end of turn, longer than the 120 ms flush pause
+    # the 200 ms pause is shorter than the VAD's 300 ms end of turn, longer than the 100 ms flush pause
     rig = await _rig(speech=[(0.5, 1.5), (1.7, 2.5)], transcripts=[("what is", "what is the time")], replies=[LONG], asr_delay=0.2)
     await rig.run_until(7.0)
     assert len(rig.asr.utterances) == 1  # one ASR route for the whole speech route …
