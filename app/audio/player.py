@@ -399,7 +399,8 @@ class Player:
                     delay = _fallback_delay(link)
             except (AttributeError, TypeError, ValueError):
                 delay = _fallback_delay(link)
-            device_underflow = bool(getattr(status, "output_underflow", False))
+            # the device ran dry: heard only while a route plays (idle silence that arrives late is silence)
+            device_underflow = bool(getattr(status, "output_underflow", False)) and (self._cb_active or reports is not None)
             if reports is not None or underrun or device_underflow:
                 with contextlib.suppress(RuntimeError):  # loop closed
                     loop.call_soon_threadsafe(report, gen, reports, now + delay, rate, level, underrun, device_underflow, delay)
