@@ -447,13 +447,7 @@ async def amain(args: argparse.Namespace) -> list[dict[str, Any]]:
         with pulse_server(work / "pulse") as server:
             mod = None
             if args.echo:
-                mod = server.route_speaker_to_mic(latency_ms=20)
-                for line in server.pactl("list", "sink-inputs").splitlines():
-                    line = line.strip()
-                    if line.startswith("Sink Input #"):
-                        cur = line.split("#", 1)[1]
-                    elif line.startswith("Owner Module:") and line.split(":", 1)[1].strip() == str(mod):
-                        server.pactl("set-sink-input-volume", cur, "-10dB")
+                mod = server.route_speaker_to_mic(gain_db=-10.0, latency_ms=20)
             for variant in args.variants:
                 print(f"-- variant {variant}", flush=True)
                 bench = Bench(server, args, work / variant, variant)

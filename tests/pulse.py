@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
+import math
 import os
 import shutil
 import signal
@@ -42,6 +44,7 @@ import wave
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -429,21 +432,29 @@ class PulseServer:
         ``latency_ms`` is paplay's buffer: 100 ms keeps the injected audio free of server-side
         underruns on a loaded 2-core machine (20 ms dropped pieces of it under load).
         """
+        return self.play_into(MIC_SINK, audio, rate=rate, latency_ms=latency_ms)
+
+    def play_into(self, sink: str, audio: np.ndarray | Path, *, rate: int = 16000, latency_ms: int = 100) -> Playback:
+        """Start playing int16 mono ``audio`` (or a WAV file) into ``sink`` (MIC_SINK or SPEAKER_SINK) in real time."""
         if isinstance(audio, Path):
             path = audio
             with wave.open(str(path)) as w:
                 duration = w.getnframes() / w.getframerate()
         else:
-            path = self.root / f"mic-{time.monotonic_ns()}.wav"
+            path = self.root / f"play-{time.monotonic_ns()}.wav"
             write_wav(path, audio, rate)
             duration = len(audio) / rate
-        cmd = ["paplay", f"--device={MIC_SINK}", f"--latency-msec={latency_ms}", str(path)]
+        cmd = ["paplay", f"--device={sink}", f"--latency-msec={latency_ms}", str(path)]
         started = time.monotonic()
         proc = subprocess.Popen(cmd, env=self.env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         return Playback(proc=proc, started_at=started, duration_s=duration, path=path)
 
-    def route_speaker_to_mic(self, *, volume: float = 0.5, latency_ms: int = 20) -> int:
-        """Loop the speaker's monitor back into the microphone (echo tests); returns the module id."""
+    def route_speaker_to_mic(self, *, gain_db: float = 0.0, latency_ms: int = 20) -> int:
+        """Loop the speaker's monitor back into the microphone (echo tests); returns the module id.
+
+        ``gain_db`` is the level of the echo relative to what the speaker plays (0 dB: as loud).
+        It is set on the loop-back's sink input and read back; a mismatch raises RuntimeError.
+        """
         mod = int(
             self.pactl(
                 "load-module",
@@ -455,11 +466,40 @@ class PulseServer:
                 "sink_dont_move=true",
             )
         )
-        for line in self.pactl("list", "short", "sink-inputs").splitlines():
-            cols = line.split("\t")
-            if len(cols) > 2 and cols[2] == str(mod):
-                self.pactl("set-sink-input-volume", cols[0], f"{max(0.0, volume) * 100:.0f}%")
+        try:
+            index = self.sink_input_of(mod)
+            self.pactl("set-sink-input-volume", str(index), f"{gain_db:.2f}dB")
+            got = self.sink_input_gain_db(index)
+            if abs(got - gain_db) > 0.5:
+                raise RuntimeError(f"the loop-back's gain reads back as {got:.2f} dB, not {gain_db:.2f} dB")
+        except BaseException:
+            self.unload_module(mod)
+            raise
         return mod
+
+    def _sink_inputs(self) -> list[dict[str, Any]]:
+        data = json.loads(self.pactl("--format=json", "list", "sink-inputs") or "[]")
+        return data if isinstance(data, list) else []
+
+    def sink_input_of(self, module_id: int, timeout: float = 3.0) -> int:
+        """The index of the sink input owned by ``module_id`` (``pactl list short`` does not show owners)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for si in self._sink_inputs():
+                if str(si.get("owner_module")) == str(module_id):
+                    return int(si["index"])
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"module {module_id} has no sink input on the test server")
+            time.sleep(0.05)
+
+    def sink_input_gain_db(self, index: int) -> float:
+        """The volume of sink input ``index`` in dB (the first channel's; -inf when muted to 0)."""
+        for si in self._sink_inputs():
+            if int(si["index"]) == index:
+                channels = si["volume"]
+                db = str(next(iter(channels.values()))["db"]).split()[0]
+                return -math.inf if db.startswith("-inf") else float(db)
+        raise RuntimeError(f"no sink input #{index} on the test server")
 
     def unload_module(self, module_id: int) -> None:
         self.pactl("unload-module", str(module_id))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -19,54 +20,63 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
-from pulse import PulseServer
-from test_voice_loop_e2e import Live
+from pulse import MIC_SOURCE, SPEAKER_MONITOR, SPEAKER_SINK, PulseServer, loud_span, tone, window_rms_dbfs
+from test_voice_loop_e2e import LONG_QUESTION, RATE, STORYTELLER, Live
 
-from genx.agentkit.events import AssistantDone, BargeIn, LoopState, StateChanged
+from genx.agentkit.events import AssistantDone, BargeIn, LoopState
 
 pytestmark = [pytest.mark.integration, pytest.mark.audio, pytest.mark.slow, pytest.mark.timeout(400)]
 
-LONG_QUESTION = "Tell me a long story about a brave little dragon who lived in the mountains."
 ECHO_GAIN_DB = -10.0  # the echo reaches the microphone 10 dB below the played level
-
-
-def set_loopback_gain(server: PulseServer, module_id: int, gain_db: float) -> None:
-    """Set the gain of the loop-back's sink input (found by its owner module)."""
-    current = None
-    for line in server.pactl("list", "sink-inputs").splitlines():
-        line = line.strip()
-        if line.startswith("Sink Input #"):
-            current = line.split("#", 1)[1]
-        elif line.startswith("Owner Module:") and line.split(":", 1)[1].strip() == str(module_id) and current is not None:
-            server.pactl("set-sink-input-volume", current, f"{gain_db}dB")
-            return
-    raise AssertionError(f"no sink input of module {module_id}")
 
 
 @pytest.fixture
 def echo_path(pulse_env: PulseServer) -> Iterator[int]:
-    mod = pulse_env.route_speaker_to_mic(latency_ms=20)
+    mod = pulse_env.route_speaker_to_mic(gain_db=ECHO_GAIN_DB, latency_ms=20)
     try:
-        set_loopback_gain(pulse_env, mod, ECHO_GAIN_DB)
         yield mod
     finally:
         pulse_env.unload_module(mod)
 
 
-def _speaking(live: Live) -> bool:
-    return any(isinstance(e, StateChanged) and e.state is LoopState.SPEAKING for e in live.events)
+def _tone_level_dbfs(x: np.ndarray) -> float:
+    """Median 10 ms level of the loud part of a recorded tone, its first and last 200 ms left out (fades, latency)."""
+    span = loud_span(x, RATE, -60.0)
+    assert span is not None, "the tone was not recorded"
+    edge = RATE // 5
+    levels = window_rms_dbfs(x[span[0] + edge : span[1] - edge], RATE, 10)
+    assert levels.size >= 50, f"only {levels.size * 10} ms of the tone were recorded"
+    return float(np.median(levels))
 
 
-@pytest.mark.xfail(reason="issue 5 open: the echo gate still lets the assistant interrupt itself on the looped-back speaker", strict=False)
+@pytest.mark.parametrize("gain_db", [0.0, ECHO_GAIN_DB, -20.0])
+def test_the_echo_path_reaches_the_microphone_at_its_gain(pulse_env: PulseServer, gain_db: float) -> None:
+    mod = pulse_env.route_speaker_to_mic(gain_db=gain_db)
+    try:
+        assert pulse_env.sink_input_gain_db(pulse_env.sink_input_of(mod)) == pytest.approx(gain_db, abs=0.5)
+        speaker, mic = pulse_env.record(SPEAKER_MONITOR), pulse_env.record(MIC_SOURCE)
+        try:
+            speaker.wait_for_samples(RATE // 10)
+            mic.wait_for_samples(RATE // 10)
+            pulse_env.play_into(SPEAKER_SINK, tone(440.0, 1.5, RATE, amplitude=0.3)).wait()
+            time.sleep(0.3)  # the loop-back's latency
+        finally:
+            played, heard = speaker.stop(), mic.stop()
+    finally:
+        pulse_env.unload_module(mod)
+    played_db, heard_db = _tone_level_dbfs(played), _tone_level_dbfs(heard)
+    assert heard_db - played_db == pytest.approx(gain_db, abs=2.0), (played_db, heard_db)
+
+
 @pytest.mark.parametrize("aec", [True, False], ids=["aec", "vad-fallback"])
 async def test_the_assistant_finishes_a_long_answer_without_interrupting_itself(
     pulse_env: PulseServer, echo_path: int, tmp_path: Path, say_espeak: Callable[[str], bytes], aec: bool
 ) -> None:
-    async with Live(pulse_env, tmp_path, echo_cancellation=aec) as live:
+    async with Live(pulse_env, tmp_path, echo_cancellation=aec, system_prompt=STORYTELLER) as live:
         assert (live.session.echo is not None) is aec
         await asyncio.sleep(0.5)
         live.say(say_espeak(LONG_QUESTION))
-        await live.wait_for(lambda: _speaking(live), 120, "the answer to start")
+        await live.wait_for(lambda: live.reached(LoopState.SPEAKING), 120, "the answer to start")
         await live.wait_for(lambda: bool(live.of(AssistantDone)) or bool(live.of(BargeIn)), 150, "the answer to end")
         done = live.of(AssistantDone)
         if live.session.echo is not None:
@@ -76,8 +86,8 @@ async def test_the_assistant_finishes_a_long_answer_without_interrupting_itself(
         if gate is not None:
             print(f"gate: {gate.gated} frames gated, {gate.passed} passed, offset {gate.offset_db:.1f} dB")
     assert live.of(BargeIn) == [], "the assistant interrupted itself:\n" + live.timeline()
-    assert done and not done[0].interrupted
-    assert len(done[0].spoken_text.split()) >= 15, "the answer was too short to test echo"
+    assert done and not done[0].interrupted and not done[0].error, "the answer did not finish:\n" + live.timeline()
+    assert len(done[0].spoken_text.split()) >= 50, "the answer was too short to test echo:\n" + live.timeline()
 
 
 def _louder(pcm: bytes, gain_db: float) -> bytes:
@@ -85,19 +95,19 @@ def _louder(pcm: bytes, gain_db: float) -> bytes:
     return x.clip(-32768, 32767).astype("<i2").tobytes()
 
 
-# Without a canceller the echo can only be told from the user by level: the fallback lets a user
-# through who is clearly louder than the echo (here +6 dB over the normal test level).
-@pytest.mark.parametrize(("aec", "user_gain_db"), [(True, 0.0), (False, 6.0)], ids=["aec", "vad-fallback"])
+# The barge-in decision is taken on the level of the raw capture against the learned echo (the
+# canceller's suppression proved too variable to trust): a user clearly louder than the echo
+# (+6 dB over the normal test level, which is about the echo's own level) interrupts.
+@pytest.mark.parametrize(("aec", "user_gain_db"), [(True, 6.0), (False, 6.0)], ids=["aec", "vad-fallback"])
 async def test_a_real_user_still_interrupts_through_the_echo(
     pulse_env: PulseServer, echo_path: int, tmp_path: Path, say_espeak: Callable[[str], bytes], aec: bool, user_gain_db: float
 ) -> None:
-    async with Live(pulse_env, tmp_path, echo_cancellation=aec) as live:
+    async with Live(pulse_env, tmp_path, echo_cancellation=aec, system_prompt=STORYTELLER) as live:
         await asyncio.sleep(0.5)
         live.say(say_espeak(LONG_QUESTION))
-        await live.wait_for(lambda: _speaking(live), 120, "the answer to start")
+        await live.wait_for(lambda: live.reached(LoopState.SPEAKING), 120, "the answer to start")
         await asyncio.sleep(3.0)
-        if live.of(AssistantDone):
-            pytest.skip("the model's answer was too short to interrupt")
+        assert not live.of(AssistantDone), "the answer ended before the user could interrupt it:\n" + live.timeline()
         assert live.of(BargeIn) == [], "the assistant interrupted itself before the user spoke"
         live.say(_louder(say_espeak("Wait, stop talking please."), user_gain_db))
         try:
@@ -108,4 +118,4 @@ async def test_a_real_user_still_interrupts_through_the_echo(
                 print(f"gate: {gate.gated} frames gated, {gate.passed} passed, offset {gate.offset_db:.1f} dB")
             print(f"player underruns: {live.session.player.underruns}")
         await live.wait_for(lambda: bool(live.of(AssistantDone)), 30, "the cut answer")
-    assert live.of(AssistantDone)[0].interrupted
+    assert live.of(AssistantDone)[0].interrupted, live.timeline()
