@@ -29,6 +29,15 @@ def pulse_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PulseServer]
         pytest.skip(f"PulseAudio test server unavailable: {e}")
 
 
+@pytest.fixture(autouse=True)
+def _quiet_microphone_after_each_audio_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Speech a test started into the shared server's microphone stops with the test (it leaked into the next one)."""
+    server = request.getfixturevalue("pulse_env") if "pulse_env" in request.fixturenames else None
+    yield
+    if server is not None:
+        server.stop_playbacks()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests that use ``pulse_env`` are ``audio`` tests (so ``-m 'not audio'`` leaves them out)."""
     for item in items:

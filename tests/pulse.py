@@ -238,6 +238,7 @@ class PulseServer:
     rate: int = SINK_RATE
     proc: subprocess.Popen[bytes] | None = None
     keepalive: list[Recorder] = field(default_factory=list)
+    playbacks: list[Playback] = field(default_factory=list)  # started by play_into (see stop_playbacks)
     _saved_env: dict[str, str | None] | None = None
 
     # -- paths and environment -------------------------------------------------
@@ -447,7 +448,17 @@ class PulseServer:
         cmd = ["paplay", f"--device={sink}", f"--latency-msec={latency_ms}", str(path)]
         started = time.monotonic()
         proc = subprocess.Popen(cmd, env=self.env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        return Playback(proc=proc, started_at=started, duration_s=duration, path=path)
+        pb = Playback(proc=proc, started_at=started, duration_s=duration, path=path)
+        self.playbacks = [p for p in self.playbacks if p.proc.poll() is None] + [pb]
+        return pb
+
+    def stop_playbacks(self) -> int:
+        """Stop every playback still running (a test's speech must not leak into the next test); returns how many."""
+        running = [p for p in self.playbacks if p.proc.poll() is None]
+        for p in running:
+            p.stop()
+        self.playbacks.clear()
+        return len(running)
 
     def route_speaker_to_mic(self, *, gain_db: float = 0.0, latency_ms: int = 20) -> int:
         """Loop the speaker's monitor back into the microphone (echo tests); returns the module id.

@@ -381,7 +381,9 @@ def run_in_own_thread(loop: asyncio.AbstractEventLoop, nice: int, fn: Callable[.
         except RuntimeError:  # the event loop is gone
             pass
 
-    threading.Thread(target=body, name="llama.cpp-decode", daemon=True).start()
+    # not a daemon: the interpreter waits for it at exit (a daemon still inside llama.cpp while Python
+    # finalizes crashed the app on quit); decoding stops within a token once its stream is closed
+    threading.Thread(target=body, name="llama.cpp-decode", daemon=False).start()
     return fut
 
 

@@ -160,6 +160,8 @@ def plausible_transcript(text: str, duration_s: float) -> bool:
     w = [x for x in (_WORD_STRIP.sub("", t.lower()) for t in text.split()) if x]
     if len(w) > 5.0 * duration_s + 4:
         return False
+    if any(w[i] == w[i + 1] == w[i + 2] == w[i + 3] for i in range(len(w) - 3)):
+        return False  # one word looping ("clean, clean, clean, clean")
     # the first k words said again (or at least their first three) right after them
     return not any(w[k : k + min(k, 3)] == w[: min(k, 3)] for k in range(2, len(w) - 1) if len(w) - k >= min(k, 3))
 

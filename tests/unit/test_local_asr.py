@@ -297,6 +297,8 @@ def test_a_transcript_that_repeats_its_start_or_outruns_the_audio_is_implausible
     assert not plausible_transcript("What is the capital of France? What is the", 1.7)
     assert not plausible_transcript(" ".join(["word"] * 3 + [f"w{i}" for i in range(20)]), 2.0)  # 23 words in 2 s
     assert plausible_transcript("", 1.0)
+    assert not plausible_transcript("Stop working, clean, clean, clean, clean, clean.", 2.5)
+    assert plausible_transcript("Yes, yes, yes, that one.", 2.0)
 
 
 @pytest.mark.parametrize("pause_ms", [60, 0], ids=["held-at-a-pause", "pause-rule-off"])
