@@ -205,8 +205,14 @@ async def assert_played_up_to_the_cut(before: np.ndarray, cut: Any, timeline: st
     saved = f"recording: {save_dir / 'played-before-cut.wav'}\n" if save_dir is not None else ""
     why = f"{saved}heard {played}\nstored {stored}\nbest match ends after {j} generated words, CER {cer:.2f}\n{timeline}"
     assert cer <= 0.35, "the end of what the speaker played is not in the answer:\n" + why
-    # whisper may guess the half-played next word or drop a mumbled last one: the heard end is within two words of the cut
-    assert abs(j - len(stored)) <= 2, "the speaker stopped at another point than the stored text ends:\n" + why
+    # whisper may guess the half-played next word or drop a mumbled last one: the heard end is within two words of the cut.
+    # It also drops the fragment of a new sentence cut after a few words ("… named Eira. She was a" heard as "… named
+    # Eira", with "She was a" loud on the recording): stored words after the stored text's last sentence end may be missing.
+    import re
+
+    last_sentence = norm_words(re.split(r"[.!?]\s", cut.assistant_text.strip())[-1])
+    short_ok = max(2, min(len(last_sentence), 4)) if re.search(r"[.!?]\s", cut.assistant_text.strip()) else 2
+    assert -short_ok <= j - len(stored) <= 2, "the speaker stopped at another point than the stored text ends:\n" + why
 
 
 async def wait_until_mid_answer(live: Live, *, ahead_words: int = 5, quiet_generator_s: float = 2.0, limit_s: float = 90.0) -> None:
