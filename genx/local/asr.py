@@ -436,6 +436,7 @@ class _Utterance:
     # the last flush: (bytes of buf it covered, seg_start then, its decode); the final reuses it when nothing
     # audible came after it
     flushed: tuple[int, int, asyncio.Task[str]] | None = None
+    provisional_sent: asyncio.Task[None] | None = None  # the last flush's push: the final goes out after it
 
     # -- input ------------------------------------------------------------------
     def audio(self, mime: str, data: bytes) -> None:
@@ -478,7 +479,7 @@ class _Utterance:
         self.generation += 1  # a partial still running is older than this
         task = asyncio.get_running_loop().create_task(self._decode_upto(n, final=True), name=f"asr.flush:{self.sid}")
         self.flushed = (n, self.seg_start, task)
-        self.call.spawn(self._provisional(task, n), self, f"asr.provisional:{self.sid}")
+        self.provisional_sent = self.call.spawn(self._provisional(task, n), self, f"asr.provisional:{self.sid}")
 
     async def _decode_upto(self, n: int, final: bool) -> str:
         tail = await self._decode(bytes(self.buf[self.seg_start : n]), final=final)
@@ -601,6 +602,8 @@ class _Utterance:
             text = await self._decode_upto(len(self.buf), final=True)
         if prev is not None:
             await asyncio.wait([prev])  # the previous utterance's final goes out first (its failure is its own)
+        if self.provisional_sent is not None:
+            await asyncio.wait([self.provisional_sent])  # a provisional text never follows its route's final
         out = self.call.out
         if out is None or out.ended:
             return
