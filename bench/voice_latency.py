@@ -114,6 +114,7 @@ class TurnResult:
     v2v_ms: float | None = None
     bargein_ms: float | None = None
     stages: dict[str, float] = field(default_factory=dict)
+    preemptive: bool = False  # the answer was started before the end of the turn
     note: str = ""
 
 
@@ -247,6 +248,8 @@ class Bench:
         if heard is not None:
             res.v2v_ms = (heard - span[1]) * 1000
         res.stages = self.stages(mark, span[1], heard)
+        ms = self.turn_metrics(mark)
+        res.preemptive = bool(ms and ms.preemptive)
         return res
 
     async def bargein_turn(self, text: str, interruption: str) -> TurnResult:
@@ -314,13 +317,16 @@ class Bench:
         _ = pb
         return res
 
-    def stages(self, mark: int, speech_end: float, heard: float | None) -> dict[str, float]:
+    def turn_metrics(self, mark: int) -> TurnMetrics | None:
+        """The metrics of the turn the bench started after ``mark``."""
         finals = self.of(UserFinal, mark)
-        ms = [m for m in self.of(TurnMetrics, mark) if finals and m.turn_id == finals[0].turn_id]
-        ends = [e for e in self.of(SpeechEnded, mark) if finals and e.turn_id == finals[0].turn_id]
-        if not ms:
+        return next((m for m in self.of(TurnMetrics, mark) if finals and m.turn_id == finals[0].turn_id), None)
+
+    def stages(self, mark: int, speech_end: float, heard: float | None) -> dict[str, float]:
+        m = self.turn_metrics(mark)
+        if m is None:
             return {}
-        m = ms[0]
+        ends = [e for e in self.of(SpeechEnded, mark) if e.turn_id == m.turn_id]
         out: dict[str, float] = {}
         if ends:
             out["eot_wait"] = (ends[-1].at - speech_end) * 1000
@@ -334,7 +340,6 @@ class Bench:
             out["held"] = (m.first_played - m.first_audio) * 1000
         if heard is not None and m.first_played is not None:
             out["device_out"] = (heard - m.first_played) * 1000
-        out["preemptive"] = 1.0 if m.preemptive else 0.0
         return out
 
     async def run(self) -> list[TurnResult]:
@@ -372,13 +377,10 @@ def summarize(results: list[TurnResult], bench: Bench, args: argparse.Namespace)
     bi = LatencyStats("bargein")
     bi.extend(r.bargein_ms for r in results)
     stages = {n: LatencyStats(n) for n in STAGES}
-    preempted = 0
     for r in results:
         for n, v in r.stages.items():
-            if n == "preemptive":
-                preempted += int(v)
-            else:
-                stages[n].add(v)
+            stages[n].add(v)
+    preempted = sum(r.preemptive for r in results)
     self_int = bench.self_interruptions()
     out: dict[str, Any] = {
         "variant": bench.variant,

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from typing import Literal, TypeVar
 from app.audio.backend import AudioBackend, Direction, OpenRequest, RawStream, StreamCallback
 from app.audio.devices import DeviceInfo, StreamFormat, find_device, open_negotiated
 from app.audio.errors import AudioDeviceError, AudioError
+from genx.threads import start_thread
 
 log = logging.getLogger(__name__)
 
@@ -82,27 +82,7 @@ class EventHub:
 
 async def run_blocking(fn: Callable[[], T], *, limit_s: float | None = None, what: str = "audio call") -> T:
     """Run ``fn`` in a daemon thread; raise TimeoutError after ``limit_s`` (the thread is abandoned)."""
-    loop = asyncio.get_running_loop()
-    fut: asyncio.Future[T] = loop.create_future()
-
-    def deliver(ok: bool, value: object) -> None:
-        if fut.done():
-            return
-        if ok:
-            fut.set_result(value)  # type: ignore[arg-type]
-        else:
-            fut.set_exception(value)  # type: ignore[arg-type]
-
-    def body() -> None:
-        try:
-            result: object = fn()
-            ok = True
-        except BaseException as e:
-            result, ok = e, False
-        with contextlib.suppress(RuntimeError):  # loop closed meanwhile
-            loop.call_soon_threadsafe(deliver, ok, result)
-
-    threading.Thread(target=body, name=f"parley-{what}", daemon=True).start()
+    fut = start_thread(fn, name=f"parley-{what}", daemon=True)
     if limit_s is None:
         return await fut
     return await asyncio.wait_for(fut, limit_s)

@@ -449,8 +449,6 @@ class VoiceLoop:
         if turn is None:
             turn = self._new_turn()
             self._collecting = turn
-        else:
-            self._drop_held(turn, "more speech in the turn")
         turn.timeline.mark("speech_start", t)
         route = SpeechRoute(sid, turn, source)
         turn.routes.append(route)

@@ -112,10 +112,7 @@ class Turn:
         return join_segments([u.text for u in self.utterances if u.transcribed] + [partial])
 
     def waiting_for_words(self) -> bool:
-        return any(r.open for r in self.routes) or self.waiting_for_transcripts()
-
-    def waiting_for_transcripts(self) -> bool:
-        return any(u.open or not u.transcribed for u in self.utterances)
+        return any(r.open for r in self.routes) or any(u.open or not u.transcribed for u in self.utterances)
 
 
 __all__ = ["Answer", "SpeechRoute", "Turn", "Utterance"]

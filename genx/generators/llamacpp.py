@@ -45,7 +45,6 @@ import asyncio
 import json
 import logging
 import os
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -59,6 +58,7 @@ from genx.ids import new_stream_id
 from genx.local.models import DEFAULT_LLM, ModelLoadError, SharedModel, find_model, require_module
 from genx.model import ModelContext, ModelParams, Usage
 from genx.stream import BuiltStream, StreamBuilder
+from genx.threads import start_thread
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
@@ -354,37 +354,13 @@ def _prefill(model: SharedModel[_Loaded], messages: list[dict[str, str]], result
 
 
 def run_in_own_thread(loop: asyncio.AbstractEventLoop, nice: int, fn: Callable[..., None], *args: Any) -> asyncio.Future[None]:
-    """Run ``fn(*args)`` in a new thread at ``nice`` (Linux; a pool thread could not get its priority back)."""
-    fut: asyncio.Future[None] = loop.create_future()
+    """Run ``fn(*args)`` in a new thread at ``nice`` (Linux; a pool thread could not get its priority back).
 
-    def settle(exc: BaseException | None) -> None:
-        if fut.done():
-            return
-        if exc is None:
-            fut.set_result(None)
-        else:
-            fut.set_exception(exc)
-
-    def body() -> None:
-        if nice > 0 and hasattr(os, "setpriority") and sys.platform.startswith("linux"):
-            try:
-                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)  # per thread on Linux
-            except OSError as exc:
-                log.debug("llama.cpp: could not lower the decoding thread's priority: %s", exc)
-        err: BaseException | None = None
-        try:
-            fn(*args)
-        except BaseException as exc:  # handed to the future
-            err = exc
-        try:
-            loop.call_soon_threadsafe(settle, err)
-        except RuntimeError:  # the event loop is gone
-            pass
-
-    # not a daemon: the interpreter waits for it at exit (a daemon still inside llama.cpp while Python
-    # finalizes crashed the app on quit); decoding stops within a token once its stream is closed
-    threading.Thread(target=body, name="llama.cpp-decode", daemon=False).start()
-    return fut
+    Not a daemon: the interpreter waits for it at exit (a daemon still inside llama.cpp while Python
+    finalizes crashed the app on quit); decoding stops within a token once its stream is closed.
+    ``loop`` must be the running loop (the future settles there).
+    """
+    return start_thread(lambda: fn(*args), name="llama.cpp-decode", daemon=False, nice=nice)
 
 
 class LlamaStream(BuiltStream):
