@@ -282,7 +282,7 @@ class Bench:
                 lp = self.session.loop
                 g = self.session.gate
                 kinds = [type(e).__name__ for e in self.events[mark:] if type(e).__name__ not in ("InputLevel", "AssistantDelta")]
-                res.note += f" [state {lp.state if lp else '?'}, open routes {len(lp._routes) if lp else '?'}"
+                res.note += f" [state {lp.state if lp else '?'}, open routes {len(lp.router.routes) if lp else '?'}"
                 if g is not None:
                     d = (g.gated - g0[0], g.passed - g0[1], g.passed_raw - g0[2])
                     res.note += f", gate during it {d[0]}/{d[1]}/{d[2]} off {g.offset_db:.0f}/{g.raw_offset_db:.0f}"

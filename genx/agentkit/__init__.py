@@ -1,8 +1,17 @@
 """agentkit: the device-free, Qt-free voice loop built from genx parts.
 
 Owns: the loop's events and command surface (:mod:`.events`: ``EventBus``,
-``LoopControl``), the loop and its turn taking / barge-in (:mod:`.loop`,
-:mod:`.turns`), the parts' interfaces (:mod:`.ports`), the player's per-answer
+``LoopControl``) and the voice loop in parts, each with one job:
+:mod:`.loop` (the ``VoiceLoop`` facade the app uses), :mod:`.core` (config,
+clocks, events and state every part shares), :mod:`.mic` (level meter, echo
+canceller and gate, mute, pre-roll), :mod:`.router` (VAD / push-to-talk routes,
+pause flush via :mod:`.pauses`, utterance cap), :mod:`.asr_feed` (utterance
+routes to the ASR, transcripts back, ASR timeouts), :mod:`.turn_manager` (a
+state machine: turn open/join, barge-in admission, end of turn, held answers),
+:mod:`.answers` (generation → TTS → player, watchdog, the ordered cut),
+:mod:`.heard` (player positions → heard text, echo far end), :mod:`.recorder`
+(history, store, metrics, prompt prefill); plus the turn data (:mod:`.turns`),
+the parts' device interfaces (:mod:`.ports`), the player's per-answer
 pull-through source (:mod:`.speaker`), per-answer TTS with segment recording
 (:mod:`.tts`), the spoken-only history and its word alignment (:mod:`.spoken`,
 :mod:`.history`), the conversation store (:mod:`.store`), per-turn metrics
@@ -28,7 +37,7 @@ Design, and why:
   An interrupted turn keeps exactly those words, marked ``interrupted``; an
   answer cut before its first word leaves the user's words to be merged into
   the next question (:class:`.history.History`).
-* **Barge-in** (:meth:`.loop.VoiceLoop._cut`): player stop (discard) → streamkit
+* **Barge-in** (:meth:`.answers.AnswerRunner.cut`): player stop (discard) → streamkit
   interrupt → generation cancelled → TTS stream closed; history is written once
   the player returned the heard position, and a new answer waits for that, so
   rapid or very early barge-ins never leave history out of order.

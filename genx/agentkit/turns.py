@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from genx.agentkit.metrics import TurnTimeline
+from genx.agentkit.pauses import PauseTracker
 from genx.agentkit.spoken import SegmentRecorder, join_segments
 from genx.stream import Stream, StreamBuilder
 
@@ -58,9 +59,7 @@ class SpeechRoute:
     current: Utterance | None = None  # the ASR route receiving the audio
     audio_bytes: int = 0
     capped: bool = False
-    peak_db: float = -120.0
-    quiet_ms: float = 0.0
-    voiced_ms: float = 0.0  # voiced audio since the start or the last flush
+    pauses: PauseTracker = field(default_factory=PauseTracker)  # voiced audio counted since the start or the last flush
     flushed: bool = False  # the ASR was asked for the transcript of this pause
 
 
@@ -115,4 +114,13 @@ class Turn:
         return any(r.open for r in self.routes) or any(u.open or not u.transcribed for u in self.utterances)
 
 
-__all__ = ["Answer", "SpeechRoute", "Turn", "Utterance"]
+class TurnPort(Protocol):
+    """What the router asks of the turn manager."""
+
+    def admit_speech(self, onset: float, why: str) -> bool: ...
+    def open_route(self, sid: str, source: str, t: float) -> SpeechRoute: ...
+    def drop_held(self, turn: Turn, why: str) -> None: ...
+    def maybe_answer(self, turn: Turn) -> None: ...
+
+
+__all__ = ["Answer", "SpeechRoute", "Turn", "TurnPort", "Utterance"]

@@ -159,8 +159,8 @@ async def test_metrics_measure_voice_to_voice_from_the_last_voiced_sample() -> N
 
 async def test_barge_in_keeps_the_pulled_prefix_drops_the_unpulled_suffix_and_closes_generation() -> None:
     rig = await _rig(speech=[(0.5, 2.0), (4.0, 5.0)], transcripts=["tell me a story", "stop"], replies=[SLOW, Reply([(0.1, "Okay.")])])
-    spy = _InterruptSpy(rig.loop._speech)
-    rig.loop._speech = spy
+    spy = _InterruptSpy(rig.loop.answers.speech)
+    rig.loop.answers.speech = spy
     await rig.run_until(10.0)
     b = rig.of(BargeIn)
     assert len(b) == 1 and b[0].turn_id == "t1"
@@ -224,7 +224,7 @@ async def test_push_to_talk_down_within_50_ms_of_the_answer_cuts_it_cleanly() ->
             await rig.step(0.005)
             rig.loop.push_to_talk_down()
             rig.mic.say(rig.clock.t, rig.clock.t + 0.5)
-        if final_at is not None and rig.now > final_at + 0.7 and rig.loop._ptt is not None:
+        if final_at is not None and rig.now > final_at + 0.7 and rig.loop.push_to_talk_open:
             rig.loop.push_to_talk_up()
     await rig.run_until(6.0)
     assert final_at is not None
@@ -479,7 +479,7 @@ async def test_set_generator_rejects_unknown_names_and_switches_known_ones() -> 
     rig = await _rig()
     mux = GeneratorMux()
     mux.register("fake/#", rig.gen)
-    rig.loop._generator = mux
+    rig.loop.core.generator = mux
     rig.loop.set_generator("nope/model")
     assert rig.of(LoopError)[-1].kind is ErrorKind.CONFIG and rig.loop.generator_name == "fake/model"
     rig.loop.set_generator("fake/other")

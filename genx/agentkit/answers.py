@@ -1,0 +1,363 @@
+"""The answer runner: generation → TTS → player for one turn's answer, its watchdog, and the ordered cut.
+
+:class:`AnswerRunner` implements the turn manager's
+:class:`~genx.agentkit.turn_manager.AnswerPort`. An answer's task opens the
+generator stream on the recorder's context, pipes its text into the TTS and hands
+the TTS audio to the player (through :class:`~genx.agentkit.speaker.AnswerAudio`,
+which pulls just in time). A *held* answer generates and synthesizes but shows,
+plays and stores nothing until :meth:`commit`; :meth:`drop` forgets it unheard.
+
+The cut (barge-in, stop, a newer question, a stall) runs in order: (1) the player
+stops and discards its buffer, (2) the streamkit interrupt drops the unpulled
+suffix of the answer's route, (3) the generation is cancelled (its stream
+closed), (4) the TTS stream is closed (synthesis stops). The turn is then
+recorded with the words heard up to the player's ``samples_heard``, marked
+interrupted. A new answer waits for pending cuts, so history stays in order.
+
+Does not own: deciding when to answer or cut (:mod:`.turn_manager`), mapping
+positions to words (:mod:`.heard`), history and store (:mod:`.recorder`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from genx.agentkit.core import LoopCore
+from genx.agentkit.events import AssistantDelta, AssistantDone, AssistantSpoken, BargeIn, ErrorKind, LoopState
+from genx.agentkit.heard import HeardTracker, in_generated_words
+from genx.agentkit.mic import MicFrontEnd
+from genx.agentkit.ports import AudioOutput, Speech
+from genx.agentkit.recorder import Recorder
+from genx.agentkit.speaker import AnswerAudio
+from genx.agentkit.spoken import SegmentRecorder
+from genx.agentkit.turns import Answer, Turn
+from genx.chunk import Blob, MessageChunk, Role, Text
+from genx.errors import Blocked, Done, Truncated
+from genx.ids import new_stream_id
+from genx.stream import Stream, StreamBuilder
+
+log = logging.getLogger("genx.agentkit.loop")
+
+
+class AnswerRunner:
+    """See the module docstring."""
+
+    def __init__(
+        self, core: LoopCore, *, speech: Speech, player: AudioOutput, mic: MicFrontEnd, heard: HeardTracker, recorder: Recorder
+    ) -> None:
+        self._core = core
+        self.speech = speech
+        self._player = player
+        self._mic = mic
+        self._heard = heard
+        self._recorder = recorder
+        self._answers: dict[str, tuple[Turn, Answer]] = {}  # answer route id → turn, answer
+        self.cutting: set[asyncio.Task[None]] = set()
+        # the answer of ``turn`` was cut or finished (the turn manager forgets it as the running answer)
+        self.on_over: Callable[[Turn], None] = lambda turn: None
+        # forget ``turn``'s held answer (the turn manager's, which also clears the turn's timeline)
+        self.drop_held: Callable[[Turn, str], None] = lambda turn, why: None
+
+    def output_latency(self) -> float:
+        return max(0.0, float(getattr(self._player, "latency", 0.0) or 0.0))
+
+    # -- AnswerPort ---------------------------------------------------------------------------
+    def create(self, turn: Turn, *, held: bool, prompt: str) -> Answer:
+        core = self._core
+        return Answer(new_stream_id(), SegmentRecorder(clock=core.clock), core.generator_name, held=held, prompt=prompt)
+
+    def launch(self, turn: Turn, ans: Answer) -> None:
+        self._answers[ans.route_id] = (turn, ans)
+        ans.task = asyncio.get_running_loop().create_task(self._run(turn, ans), name=f"voice-loop-answer-{turn.turn_id}")
+        self._arm_watchdog(turn, ans)
+
+    def commit(self, turn: Turn, ans: Answer) -> None:
+        """The held answer becomes the answer: its buffered text is published and its audio goes to the player."""
+        core = self._core
+        ans.held = False
+        text = ans.full_text()
+        if ans.error:
+            core.error(ErrorKind.GENERATOR, f"the answer failed: {ans.error}", turn.turn_id)
+        if ans.generated:
+            core.emit(AssistantDelta(turn_id=turn.turn_id, text="".join(ans.generated)))
+        log.debug("turn %s: preemptive answer committed (%d characters ready)", turn.turn_id, len(text))
+        if ans.audio is not None:
+            self._player.play(ans.audio)
+        elif ans.run_done:
+            self._finish(turn, ans, interrupted=False)  # nothing to play (an error or an empty answer)
+            return
+        core.set_state(LoopState.THINKING, "answering")
+        self._arm_watchdog(turn, ans)
+
+    def drop(self, turn: Turn, ans: Answer, why: str) -> None:
+        """Cancel a held answer: nothing of it was played, nothing is recorded."""
+        ans.finished = ans.interrupted = True
+        if ans.watchdog is not None:
+            ans.watchdog.cancel()
+        self._answers.pop(ans.route_id, None)
+        if ans.task is not None and not ans.task.done():
+            ans.task.cancel()  # its finally closes the generation
+        if ans.audio is not None:
+            ans.audio.cut()  # closes the TTS stream: synthesis stops
+
+    def cut(self, turn: Turn, ans: Answer, onset: float | None, why: str) -> None:
+        """End ``ans`` now, keeping what was heard (see the module docstring)."""
+        if ans.finished or ans.interrupted:
+            return
+        ans.interrupted = True
+        self.on_over(turn)
+        if onset is not None:
+            turn.timeline.mark("barge_in", onset)
+            self._mic.user_barged_in()
+        self._core.set_state(LoopState.INTERRUPTED, why)
+        if ans.task is not None and not ans.task.done():
+            ans.task.cancel()  # (3) generation: its stream is closed in the task's finally
+        t = asyncio.get_running_loop().create_task(self._do_cut(turn, ans, onset, why), name=f"voice-loop-cut-{turn.turn_id}")
+        self.cutting.add(t)
+        t.add_done_callback(self.cutting.discard)
+
+    async def wait_cuts(self, timeout_s: float) -> None:
+        for t in list(self.cutting):
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(t), timeout_s)
+
+    # -- the answer's task ----------------------------------------------------------------------
+    async def _run(self, turn: Turn, ans: Answer) -> None:
+        core = self._core
+        tl = turn.timeline
+        try:
+            while self.cutting:  # history must hold the previous (cut) answer first
+                await asyncio.gather(*self.cutting, return_exceptions=True)
+            ctx = self._recorder.context(ans.prompt)
+            tl.mark("generation_start", core.clock())
+            ans.gen = await _shielded_open(core.generator.generate_stream(ans.generator, ctx))
+            ans.text_in = StreamBuilder()
+            inner = await _shielded_open(self.speech.speak(ans.text_in.stream, ans.recorder))
+            audio = AnswerAudio(ans.route_id, inner, on_pull=self._on_pull, on_end=self._on_audio_end)
+            audio.keep_far = self._heard.keeps_far
+            ans.audio = audio
+            if not ans.held:
+                self._player.play(audio)
+            while True:
+                try:
+                    c = await ans.gen.next()
+                except Done:
+                    break
+                except Truncated:
+                    log.info("turn %s: the answer was truncated (max tokens)", turn.turn_id)
+                    break
+                part = c.part
+                if isinstance(part, Text) and part.text:
+                    tl.mark("first_token", core.clock())
+                    ans.generated.append(part.text)
+                    if not ans.held:
+                        core.emit(AssistantDelta(turn_id=turn.turn_id, text=part.text))
+                    ans.text_in.push(MessageChunk.text(part.text, role=Role.ASSISTANT, stream_id=ans.route_id))
+                    self._arm_watchdog(turn, ans)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            ans.error = _describe(e)
+            if not ans.held:  # (a held answer's error is reported when it is committed)
+                core.error(ErrorKind.GENERATOR, f"the answer failed: {ans.error}", turn.turn_id)
+        finally:
+            ans.run_done = True
+            gen = ans.gen
+            if gen is not None:
+                with contextlib.suppress(Exception):
+                    await gen.close()
+            b = ans.text_in
+            if b is not None and not b.ended and not ans.interrupted:
+                b.push(MessageChunk.eos(ans.route_id, Text(""), role=Role.ASSISTANT))
+                b.done()
+        if ans.audio is None and not ans.finished and not ans.held:
+            self._finish(turn, ans, interrupted=False)
+
+    def _arm_watchdog(self, turn: Turn, ans: Answer) -> None:
+        if ans.watchdog is not None:
+            ans.watchdog.cancel()
+        if ans.finished:
+            return
+        ans.watchdog = asyncio.get_running_loop().call_later(self._core.config.answer_timeout_s, self._stalled, turn, ans)
+
+    def _stalled(self, turn: Turn, ans: Answer) -> None:
+        if ans.finished:
+            return
+        if ans.held:
+            self.drop_held(turn, "no progress")
+            return
+        ans.error = ans.error or f"no progress for {self._core.config.answer_timeout_s:.0f} s"
+        self._core.error(ErrorKind.GENERATOR, f"the answer stalled ({ans.error}); giving up", turn.turn_id)
+        self.cut(turn, ans, None, "stalled")
+
+    # -- player and TTS callbacks ---------------------------------------------------------------
+    def _on_pull(self, audio: AnswerAudio, c: MessageChunk) -> None:
+        entry = self._answers.get(audio.stream_id)
+        if entry is None:
+            return
+        turn, ans = entry
+        if isinstance(c.part, Blob) and c.part.data:
+            turn.timeline.mark("first_audio", ans.recorder.first_audio_at or self._core.clock())
+            self._arm_watchdog(turn, ans)
+        if c.is_end_of_stream() and c.error and not ans.interrupted and not ans.error:
+            # the TTS ended the route with an error (the stream raises it next)
+            ans.error = c.error
+            self._core.error(ErrorKind.TTS, f"speech synthesis failed: {c.error}", turn.turn_id)
+
+    def _on_audio_end(self, audio: AnswerAudio, exc: BaseException | None) -> None:
+        entry = self._answers.get(audio.stream_id)
+        if entry is None:
+            return
+        turn, ans = entry
+        if ans.finished or ans.interrupted:
+            return
+        if exc is not None and not ans.error:
+            ans.error = _describe(exc)
+            self._core.error(ErrorKind.TTS, f"speech synthesis failed: {ans.error}", turn.turn_id)
+        if not audio.saw_open:
+            # no audio route reached the player: nothing will be played
+            self._finish(turn, ans, interrupted=False)
+
+    def on_played(self, pos: Any) -> None:
+        entry = self._answers.get(str(pos.stream_id))
+        if entry is None:
+            return
+        turn, ans = entry
+        if ans.finished:
+            return
+        core = self._core
+        if int(pos.samples_played) > 0 and not ans.started_playing:
+            ans.started_playing = True
+            tl = turn.timeline
+            now = core.clock()
+            tl.mark("first_played", now)
+            rate = int(pos.rate or 0)
+            audible_at = float(getattr(pos, "audible_at", 0.0) or 0.0)
+            if audible_at > 0 and rate:
+                tl.output_latency = max(0.0, audible_at - int(pos.samples_played) / rate - now)
+            else:
+                tl.output_latency = self.output_latency()
+            self._mic.speaking(True)
+            core.set_state(LoopState.SPEAKING, "first audio")
+        spoken = self._heard.advance(ans, pos)
+        self._arm_watchdog(turn, ans)
+        if spoken != ans.spoken:
+            ans.spoken = spoken
+            core.emit(AssistantSpoken(turn_id=turn.turn_id, spoken_text=spoken))
+
+    def on_route_end(self, pos: Any) -> None:
+        entry = self._answers.get(str(pos.stream_id))
+        if entry is None:
+            return
+        turn, ans = entry
+        if ans.finished or ans.interrupted:
+            return
+        ans.played_samples = max(ans.played_samples, int(pos.samples_played))
+        if bool(getattr(pos, "interrupted", False)):
+            # cut by an upstream error or by the output itself (not by the user): keep what was heard
+            ans.heard_samples = max(ans.heard_samples, int(pos.samples_heard))
+            if not ans.error:
+                ans.error = "playback stopped"
+                self._core.error(ErrorKind.PLAYER, "playback of the answer stopped early", turn.turn_id)
+            self._finish(turn, ans, interrupted=False, spoken=ans.recorder.spoken(ans.heard_samples * 2))
+            return
+        self._finish(turn, ans, interrupted=False)
+
+    # -- the cut and the end ----------------------------------------------------------------------
+    async def _do_cut(self, turn: Turn, ans: Answer, onset: float | None, why: str) -> None:
+        core = self._core
+        positions: Any = {}
+        audio = ans.audio
+        try:
+            if audio is not None:
+                try:
+                    positions = await self._player.stop(discard=True)  # (1)
+                except Exception as e:
+                    core.error(ErrorKind.PLAYER, f"could not stop playback: {e}", turn.turn_id)
+                t_stop = core.clock()
+                turn.timeline.mark("playback_stopped", t_stop)
+                self._mic.truncate_far(t_stop)
+                if onset is not None:
+                    self._mic.user_barged_in()
+                try:
+                    self.speech.interrupt(audio.inner, ans.route_id)  # (2)
+                except Exception:
+                    log.exception("TTS interrupt failed")
+                audio.cut()  # (4) closes the TTS stream: synthesis stops
+            else:
+                t_stop = core.clock()
+                turn.timeline.mark("playback_stopped", t_stop)
+            pos = positions.get(ans.route_id) if hasattr(positions, "get") else None
+            if pos is not None:
+                ans.heard_samples = max(ans.heard_samples, int(pos.samples_heard))
+                ans.played_samples = max(ans.played_samples, int(pos.samples_played))
+            if onset is not None:
+                latency = max(0.0, (t_stop - onset) * 1000.0)
+                core.emit(BargeIn(turn_id=turn.turn_id, latency_ms=round(latency, 1)))
+                log.info("turn %s: barge-in (%s), playback stopped %.0f ms after onset", turn.turn_id, why, latency)
+            if ans.task is not None and not ans.task.done():
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait_for(asyncio.shield(ans.task), 5.0)
+        finally:
+            self._finish(turn, ans, interrupted=True, spoken=ans.recorder.spoken(ans.heard_samples * 2))
+            if audio is not None:
+                with contextlib.suppress(Exception):
+                    await audio.wait_closed()
+
+    def _finish(self, turn: Turn, ans: Answer, *, interrupted: bool, spoken: str | None = None) -> None:
+        """``spoken``: the heard text when only part of the answer was heard (else the whole answer counts)."""
+        if ans.finished:
+            return
+        core = self._core
+        ans.finished = True
+        if ans.watchdog is not None:
+            ans.watchdog.cancel()
+        self.on_over(turn)
+        self._answers.pop(ans.route_id, None)
+        self._heard.forget(ans.route_id)
+        full = ans.full_text()
+        kept = full if spoken is None else in_generated_words(full, spoken)
+        tl = turn.timeline
+        tl.mark("answer_end", core.clock())
+        tl.interrupted = interrupted
+        if spoken is None and kept and kept != ans.spoken:
+            ans.spoken = kept
+            core.emit(AssistantSpoken(turn_id=turn.turn_id, spoken_text=kept))
+        core.emit(AssistantDone(turn_id=turn.turn_id, text=full, interrupted=interrupted, spoken_text=kept, error=ans.error))
+        self._recorder.record(turn, ans, kept=kept, interrupted=interrupted)
+        self._mic.speaking(False)
+        core.settle("answer done")
+
+
+_background: set[asyncio.Future[None]] = set()
+
+
+async def _shielded_open(coro: Any) -> Stream:
+    """Await a stream-opening coroutine; when cancelled meanwhile, close the stream it returns later."""
+    t: asyncio.Task[Stream] = asyncio.ensure_future(coro)
+    try:
+        return await asyncio.shield(t)
+    except asyncio.CancelledError:
+
+        def close_later(task: asyncio.Task[Stream]) -> None:
+            if task.cancelled() or task.exception() is not None:
+                return
+            closer = asyncio.ensure_future(task.result().close())
+            _background.add(closer)
+            closer.add_done_callback(_background.discard)
+
+        t.add_done_callback(close_later)
+        raise
+
+
+def _describe(e: BaseException) -> str:
+    if isinstance(e, Blocked):
+        return f"blocked: {e.reason}" if e.reason else "blocked"
+    return str(e) or type(e).__name__
+
+
+__all__ = ["AnswerRunner"]

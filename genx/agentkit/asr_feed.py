@@ -1,0 +1,174 @@
+"""The ASR feed: speech routes → ASR utterance routes, and the ASR's transcripts back to the turn manager.
+
+:class:`AsrFeed` owns the ASR's input and output streams. Each speech route
+sends its audio as one utterance route (BOS, audio, EOS). A ``flush`` control
+chunk asks the ASR for the transcript of the audio so far; it answers with
+``provisional`` text (only the latest flush's counts, and only while the pause
+lasts), and when the pause ends the turn its final reuses that decode. Partials
+are published as ``UserPartial``; a transcript that does not come back within
+``asr_timeout_s`` after the utterance ended is given up.
+
+Does not own: when a route opens, pauses or closes (:mod:`.router`), what the
+words mean for the turn (:mod:`.turn_manager`, through
+:class:`~genx.agentkit.turns.TurnPort`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from genx.agentkit.core import LoopCore
+from genx.agentkit.events import ErrorKind, UserPartial
+from genx.agentkit.mic import blob_len
+from genx.agentkit.turns import SpeechRoute, Turn, TurnPort, Utterance
+from genx.chunk import MessageChunk, Role, StreamCtrl, Text
+from genx.errors import Done
+from genx.ids import new_stream_id
+from genx.stream import Stream, StreamBuilder
+from genx.transformers import Transformer
+
+PARTIAL = "partial"
+FINAL = "final"
+FLUSH = "flush"  # to the ASR: transcribe the route so far (genx.local.asr.FLUSH)
+PROVISIONAL = "provisional"
+UTTERANCE = "utterance"
+
+
+class AsrFeed:
+    """See the module docstring."""
+
+    def __init__(self, core: LoopCore, turns: TurnPort, asr: Transformer) -> None:
+        self._core = core
+        self._turns = turns
+        self._asr = asr
+        self._in: StreamBuilder | None = None
+        self._utterances: dict[str, Utterance] = {}  # ASR route id → utterance
+
+    async def start(self) -> Any:
+        """Open the ASR stream; returns the reader coroutine to run."""
+        self._in = StreamBuilder()
+        return self._read(await self._asr.transform(self._in.stream))
+
+    @property
+    def open(self) -> bool:
+        return self._in is not None and not self._in.ended
+
+    def close(self) -> None:
+        if self._in is not None and not self._in.ended:
+            self._in.done()
+
+    def forget(self, turn: Turn) -> None:
+        """Transcripts of ``turn`` are ignored from now on."""
+        for u in turn.utterances:
+            self._utterances.pop(u.sid, None)
+
+    # -- utterance routes ----------------------------------------------------------------------
+    def start_route(self, route: SpeechRoute, ts: int) -> None:
+        if self._in is None or self._in.ended:
+            return
+        self._turns.drop_held(route.turn, "more speech in the turn")
+        u = Utterance(new_stream_id(), route.turn, route.source)
+        route.turn.utterances.append(u)
+        route.current = u
+        route.pauses.mark()
+        route.flushed = False
+        self._utterances[u.sid] = u
+        self._in.push(MessageChunk.bos(u.sid, role=Role.USER, label=UTTERANCE, timestamp=ts))
+
+    def push(self, route: SpeechRoute, chunk: MessageChunk) -> None:
+        u = route.current
+        if u is None or self._in is None or self._in.ended:
+            return
+        c = chunk.copy()
+        c.ensure_ctrl().stream_id = u.sid
+        u.bytes_sent += blob_len(chunk)
+        self._in.push(c)
+
+    def flush(self, route: SpeechRoute) -> None:
+        """A pause: the ASR decodes what it has (``provisional`` text, used to start the answer early, held)
+        and, if the pause turns out to end the turn, serves the final from that same decode."""
+        u = route.current
+        if u is None or self._in is None or self._in.ended:
+            return
+        route.flushed = True
+        route.pauses.mark()
+        u.flushed_bytes = u.bytes_sent
+        u.provisional = ""
+        self._in.push(MessageChunk(role=Role.USER, ctrl=StreamCtrl(stream_id=u.sid, label=FLUSH)))
+
+    def resumed(self, route: SpeechRoute) -> None:
+        """Sound after a flush: its provisional text no longer covers the utterance."""
+        route.flushed = False
+        u = route.current
+        if u is not None:
+            u.flushed_bytes = -1
+            u.provisional = ""
+        self._turns.drop_held(route.turn, "the user went on talking")
+
+    def end_route(self, route: SpeechRoute, ts: int, error: str = "") -> None:
+        u = route.current
+        if u is None:
+            return
+        route.current = None
+        u.open = False
+        if self._in is not None and not self._in.ended:
+            self._in.push(MessageChunk.eos(u.sid, role=Role.USER, label=UTTERANCE, error=error, timestamp=ts))
+        asyncio.get_running_loop().call_later(self._core.config.asr_timeout_s, self._overdue, u)
+
+    def _overdue(self, u: Utterance) -> None:
+        if u.transcribed or not self._core.running:
+            return
+        self._utterances.pop(u.sid, None)
+        u.transcribed = True
+        u.error = "timeout"
+        self._core.error(ErrorKind.ASR, f"no transcript within {self._core.config.asr_timeout_s:.0f} s; listening again", u.turn.turn_id)
+        self._turns.maybe_answer(u.turn)
+
+    # -- transcripts -----------------------------------------------------------------------------
+    async def _read(self, asr_out: Stream) -> None:
+        core = self._core
+        try:
+            while True:
+                try:
+                    c = await asr_out.next()
+                except Done:
+                    break
+                u = self._utterances.get(c.stream_id)
+                if u is None:
+                    continue
+                self._on_transcript(u, c)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            if core.running:
+                core.fatal(ErrorKind.ASR, f"speech recognition stopped: {e}")
+            return
+        if core.running:
+            core.fatal(ErrorKind.ASR, "the speech recognition stream ended unexpectedly")
+
+    def _on_transcript(self, u: Utterance, c: MessageChunk) -> None:
+        part = c.part
+        if isinstance(part, Text):
+            if c.label == PROVISIONAL:
+                meta = c.meta if isinstance(c.meta, dict) else {}
+                # only the transcript of the latest flush, and only while the pause lasts
+                if u.open and u.flushed_bytes >= 0 and meta.get("audio_ms") == u.flushed_bytes // 32:
+                    u.provisional = part.text.strip()
+                    self._turns.maybe_answer(u.turn)
+            elif c.label == FINAL:
+                u.text = part.text.strip()
+                u.turn.timeline.mark("asr_final", self._core.clock())
+            elif c.label == PARTIAL and part.text.strip() and part.text.strip() != u.partial:
+                u.partial = part.text.strip()
+                self._core.emit(UserPartial(turn_id=u.turn.turn_id, text=u.turn.heard_so_far(u.partial)))
+        if c.is_end_of_stream() and c.is_control_only():
+            self._utterances.pop(c.stream_id, None)
+            u.transcribed = True
+            if c.error:
+                u.error = c.error
+                self._core.error(ErrorKind.ASR, f"speech recognition failed: {c.error}", u.turn.turn_id)
+            self._turns.maybe_answer(u.turn)
+
+
+__all__ = ["FINAL", "FLUSH", "PARTIAL", "PROVISIONAL", "UTTERANCE", "AsrFeed"]

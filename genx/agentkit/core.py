@@ -1,0 +1,97 @@
+"""What every part of the voice loop shares: configuration, clocks, the event bus and the loop-wide state.
+
+One :class:`LoopCore` per :class:`~genx.agentkit.loop.VoiceLoop`; the parts
+(:mod:`.mic`, :mod:`.router`, :mod:`.turn_manager`, :mod:`.answers`,
+:mod:`.recorder`) hold a reference to it and publish through it. Everything here
+runs on the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from genx.agentkit.events import ErrorKind, Event, EventBus, LoopError, LoopState, Mode, StateChanged
+from genx.agentkit.metrics import Clock
+from genx.generators import Generator
+from genx.model import ModelParams
+
+log = logging.getLogger("genx.agentkit.loop")
+
+L16_16K = "audio/l16; channels=1; rate=16000"
+DEFAULT_SYSTEM_PROMPT = (
+    "You are Parley, a friendly voice assistant. Your answers are spoken aloud: keep them short and conversational, "
+    "use plain sentences without lists, markdown, code or emojis."
+)
+
+
+@dataclass(slots=True)
+class LoopConfig:
+    mode: Mode = Mode.HANDS_FREE
+    barge_in: bool = True
+    generator: str = ""
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    params: ModelParams | None = None
+    max_utterance_s: float = 30.0  # longer speech is cut: the first part is answered
+    # hands-free: after this much pause ask the ASR for the transcript so far (0: only at the VAD's end of turn)
+    early_asr_ms: int = 100
+    # hands-free: start the answer on the transcript of a pause before the end-of-turn silence ran out;
+    # its audio waits for the end of the turn and is dropped unheard if the user goes on talking
+    preemptive_generation: bool = True
+    echo_fallback: bool = True  # stricter VAD while the assistant speaks
+    echo_tail_s: float = 0.25  # keep the echo measures this long after the last sample (reverb, latency)
+    ptt_preroll_ms: int = 300  # audio from just before push-to-talk down
+    history_max_chars: int = 12_000
+    answer_timeout_s: float = 60.0  # no token / audio progress for this long → give up the answer
+    asr_timeout_s: float = 30.0  # transcript not back this long after the utterance ended → give up
+    level_rate_hz: float = 25.0
+
+
+class LoopCore:
+    """Shared services and loop-wide state; see the module docstring."""
+
+    def __init__(
+        self, config: LoopConfig, *, generator: Generator, conversation_id: str, clock: Clock, wall_clock: Clock, bus: EventBus
+    ) -> None:
+        self.config = config
+        self.clock = clock
+        self.wall = wall_clock
+        self.bus = bus
+        self.generator = generator
+        self.generator_name = config.generator
+        self.conversation_id = conversation_id
+        self.state = LoopState.IDLE
+        self.mode = config.mode
+        self.muted = False
+        self.running = False
+        self.stopped: asyncio.Future[None] | None = None
+        # the state that follows from what is going on; installed by the facade, which sees every part
+        self.settle: Callable[[str], None] = lambda reason: None
+
+    def emit(self, ev: Event) -> None:
+        # events are frozen for subscribers; the loop stamps ``at`` once, before publishing
+        object.__setattr__(ev, "at", self.clock())
+        self.bus.publish(ev)
+
+    def error(self, kind: ErrorKind, message: str, turn_id: str = "", *, level: int = logging.WARNING) -> None:
+        log.log(level, "%s", message)
+        self.emit(LoopError(kind=kind, message=message, recoverable=True, turn_id=turn_id))
+
+    def fatal(self, kind: ErrorKind, message: str) -> None:
+        log.error("%s", message)
+        self.emit(LoopError(kind=kind, message=message, recoverable=False))
+        self.set_state(LoopState.ERROR, message)
+        if self.stopped is not None and not self.stopped.done():
+            self.stopped.set_result(None)
+
+    def set_state(self, state: LoopState, reason: str = "") -> None:
+        if state == self.state:
+            return
+        prev, self.state = self.state, state
+        log.debug("state %s → %s (%s)", prev, state, reason)
+        self.emit(StateChanged(state=state, previous=prev, reason=reason))
+
+
+__all__ = ["DEFAULT_SYSTEM_PROMPT", "L16_16K", "LoopConfig", "LoopCore"]

@@ -1,0 +1,199 @@
+"""The turn manager: whose turn it is, when the user's turn ends, and what happens to the answer.
+
+:class:`TurnManager` is a state machine over the router's events (a speech route
+opened, a transcript or provisional text arrived, a route closed, speech resumed
+after a pause) and the user's commands (typed text, stop). It owns the turn being
+heard (``collecting``) and the turn being answered (``answering``), and decides:
+
+* **turn open / join**: a route that starts while the turn still waits for its
+  words joins it; otherwise it opens a new turn;
+* **barge-in admission**: new speech while an answer runs cuts that answer, or
+  is refused when barge-in is off;
+* **end of turn**: when every route is closed and every utterance transcribed,
+  the joined words start the answer (an empty transcript is reported and the
+  loop listens again);
+* **held answers** (preemptive generation): at a pause whose transcript is
+  complete, the answer starts *held*; it is committed when the turn ends with
+  the same words, and dropped unheard when the user goes on.
+
+It does no I/O: the answer's machinery is behind :class:`AnswerPort` (the answer
+runner), events go through the :class:`~genx.agentkit.core.LoopCore`, and time
+comes from its injected clock, so it can be driven on a scripted timeline.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Protocol
+
+from genx.agentkit.core import LoopCore
+from genx.agentkit.events import ErrorKind, LoopState, SpeechStarted, UserFinal
+from genx.agentkit.metrics import TurnTimeline
+from genx.agentkit.spoken import join_segments
+from genx.agentkit.turns import Answer, SpeechRoute, Turn
+
+log = logging.getLogger("genx.agentkit.loop")
+
+
+class AnswerPort(Protocol):
+    """What the turn manager asks of the answer runner."""
+
+    def create(self, turn: Turn, *, held: bool, prompt: str) -> Answer: ...
+    def launch(self, turn: Turn, ans: Answer) -> None: ...
+    def commit(self, turn: Turn, ans: Answer) -> None: ...
+    def drop(self, turn: Turn, ans: Answer, why: str) -> None: ...
+    def cut(self, turn: Turn, ans: Answer, onset: float | None, why: str) -> None: ...
+
+
+class TurnManager:
+    """See the module docstring."""
+
+    def __init__(self, core: LoopCore, answers: AnswerPort) -> None:
+        self._core = core
+        self._answers = answers
+        self._seq = 0
+        self.collecting: Turn | None = None  # the user's turn being heard / transcribed
+        self.answering: Turn | None = None  # the turn whose answer runs
+
+    def new_turn(self, typed: bool = False) -> Turn:
+        self._seq += 1
+        tid = f"t{self._seq}"
+        return Turn(tid, self._core.conversation_id, TurnTimeline(tid), self._core.wall(), typed=typed)
+
+    def current_answer(self) -> tuple[Turn, Answer] | None:
+        turn = self.answering
+        if turn is None or turn.answer is None:
+            return None
+        return turn, turn.answer
+
+    # -- speech from the router ---------------------------------------------------------------
+    def admit_speech(self, onset: float, why: str) -> bool:
+        """New user speech: barge in on a running answer, or refuse it (barge-in off)."""
+        turn = self.answering
+        if turn is None or turn.answer is None or turn.answer.finished:
+            return True
+        if not self._core.config.barge_in:
+            log.info("%s while the assistant speaks ignored (barge-in is off)", why)
+            return False
+        self._answers.cut(turn, turn.answer, onset, why)
+        return True
+
+    def open_route(self, sid: str, source: str, t: float) -> SpeechRoute:
+        """A speech route starts: it joins the turn being heard, or opens a new one."""
+        turn = self.collecting
+        if turn is None:
+            turn = self.new_turn()
+            self.collecting = turn
+        turn.timeline.mark("speech_start", t)
+        route = SpeechRoute(sid, turn, source)
+        turn.routes.append(route)
+        self._core.emit(SpeechStarted(turn_id=turn.turn_id))
+        self._core.set_state(LoopState.HEARING, "speech")
+        return route
+
+    def maybe_answer(self, turn: Turn) -> None:
+        """Something of ``turn``'s speech changed: answer it if every word is known, else maybe start a held answer."""
+        core = self._core
+        if turn is not self.collecting:
+            return
+        if turn.waiting_for_words():
+            self._maybe_preempt(turn)
+            return
+        self.collecting = None
+        text = turn.heard_so_far()
+        held = turn.answer if turn.answer is not None and turn.answer.held else None
+        if held is not None and (held.prompt != text or held.finished):
+            self.drop_held(turn, "the transcript changed")
+            held = None
+        if not text:
+            if not any(u.error for u in turn.utterances):
+                core.error(ErrorKind.INPUT, "heard something but no words; listening again", turn.turn_id, level=logging.INFO)
+            core.settle("nothing recognised")
+            return
+        turn.user_text = text
+        core.emit(UserFinal(turn_id=turn.turn_id, text=text))
+        if held is not None:
+            self._commit_held(turn, held)
+        else:
+            self.start_answer(turn)
+
+    def _maybe_preempt(self, turn: Turn) -> None:
+        """The user paused and the ASR has every word so far, but the VAD still waits for the end of the turn:
+        start the answer, held (:meth:`_commit_held` when the turn ends as assumed, :meth:`drop_held` if not)."""
+        if not self._core.config.preemptive_generation or not self._core.running or turn.answer is not None:
+            return
+        open_routes = [r for r in turn.routes if r.open]
+        if not open_routes or any(r.source != "vad" or not r.flushed for r in open_routes):
+            return
+        pending = [u for u in turn.utterances if not u.transcribed]
+        if any(not u.open or not u.provisional for u in pending):
+            return
+        text = join_segments([u.text if u.transcribed else u.provisional for u in turn.utterances])
+        if not text:
+            return
+        turn.preempted += 1
+        turn.timeline.preemptive = True
+        self.start_answer(turn, held=True, prompt=text)
+
+    def _commit_held(self, turn: Turn, ans: Answer) -> None:
+        """The turn ended as the held answer assumed: it becomes the answer."""
+        prev = self.answering
+        if prev is not None and prev is not turn and prev.answer is not None:
+            self._answers.cut(prev, prev.answer, None, "a newer question")
+        self.answering = turn
+        self._answers.commit(turn, ans)
+
+    def drop_held(self, turn: Turn, why: str) -> None:
+        """Forget the held answer of ``turn``: nothing of it was played, nothing is recorded."""
+        ans = turn.answer
+        if ans is None or not ans.held:
+            return
+        turn.answer = None
+        turn.timeline.clear("generation_start", "first_token", "first_audio")
+        turn.timeline.preemptive = False
+        log.debug("turn %s: preemptive answer dropped (%s)", turn.turn_id, why)
+        self._answers.drop(turn, ans, why)
+
+    # -- answers ------------------------------------------------------------------------------
+    def start_answer(self, turn: Turn, *, held: bool = False, prompt: str = "") -> None:
+        """Answer ``turn.user_text``; ``held``: answer ``prompt`` before the turn ended (see :meth:`_maybe_preempt`)."""
+        ans = self._answers.create(turn, held=held, prompt=prompt or turn.user_text)
+        turn.answer = ans
+        if not held:
+            prev = self.answering
+            if prev is not None and prev.answer is not None:
+                self._answers.cut(prev, prev.answer, None, "a newer question")
+            self.answering = turn
+            self._core.set_state(LoopState.THINKING, "answering")
+        self._answers.launch(turn, ans)
+
+    def answer_over(self, turn: Turn) -> None:
+        """``turn``'s answer was cut or finished (called by the answer runner)."""
+        if self.answering is turn:
+            self.answering = None
+
+    def typed(self, text: str) -> None:
+        """A typed message: a turn of its own, answered at once."""
+        turn = self.new_turn(typed=True)
+        turn.user_text = text
+        turn.timeline.mark("asr_final", self._core.clock())
+        self._core.emit(UserFinal(turn_id=turn.turn_id, text=text, typed=True))
+        self.start_answer(turn)
+
+    def stop_answer(self, onset: float | None, why: str) -> None:
+        """Cut the running answer (``onset``: when the user started it, for the barge-in latency)."""
+        cur = self.current_answer()
+        if cur is not None:
+            self._answers.cut(cur[0], cur[1], onset, why)
+
+    def abandon_collecting(self, why: str) -> Turn | None:
+        """Forget the turn being heard (its held answer too); returns it so its routes can be closed."""
+        turn = self.collecting
+        if turn is None:
+            return None
+        self.drop_held(turn, why)
+        self.collecting = None
+        return turn
+
+
+__all__ = ["AnswerPort", "TurnManager"]

@@ -1,0 +1,233 @@
+"""The turn manager alone, on scripted timelines: a fake answer port, a virtual clock, routes and transcripts by hand.
+
+What the router would do (open a route, transcribe an utterance, flush at a
+pause, close a route) is written out step by step; the manager's decisions are
+read from the calls it makes on the answer port and the events it publishes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from genx.agentkit.core import LoopConfig, LoopCore
+from genx.agentkit.events import EventBus, LoopError, LoopState, SpeechStarted, StateChanged, UserFinal
+from genx.agentkit.spoken import SegmentRecorder
+from genx.agentkit.turn_manager import TurnManager
+from genx.agentkit.turns import Answer, SpeechRoute, Turn, Utterance
+
+
+@dataclass
+class FakeAnswers:
+    """Records the manager's calls; answers are plain data the test finishes by hand."""
+
+    calls: list[tuple[str, str, str]] = field(default_factory=list)  # (call, turn id, detail)
+    seq: int = 0
+
+    def create(self, turn: Turn, *, held: bool, prompt: str) -> Answer:
+        self.seq += 1
+        return Answer(f"a{self.seq}", SegmentRecorder(), "fake/model", held=held, prompt=prompt)
+
+    def launch(self, turn: Turn, ans: Answer) -> None:
+        self.calls.append(("launch-held" if ans.held else "launch", turn.turn_id, ans.prompt))
+
+    def commit(self, turn: Turn, ans: Answer) -> None:
+        ans.held = False
+        self.calls.append(("commit", turn.turn_id, ans.prompt))
+
+    def drop(self, turn: Turn, ans: Answer, why: str) -> None:
+        ans.finished = ans.interrupted = True
+        self.calls.append(("drop", turn.turn_id, why))
+
+    def cut(self, turn: Turn, ans: Answer, onset: float | None, why: str) -> None:
+        ans.interrupted = True
+        self.calls.append(("cut", turn.turn_id, f"{why}@{onset}"))
+
+
+class Timeline:
+    def __init__(self, **config: object) -> None:
+        self.now = 0.0
+        self.events: list[object] = []
+        bus = EventBus()
+        bus.subscribe(self.events.append)
+        cfg = LoopConfig(generator="fake/model", **config)  # type: ignore[arg-type]
+        self.core = LoopCore(cfg, generator=object(), conversation_id="c1", clock=lambda: self.now, wall_clock=lambda: 1000.0, bus=bus)  # type: ignore[arg-type]
+        self.core.running = True
+        self.answers = FakeAnswers()
+        self.turns = TurnManager(self.core, self.answers)
+
+    def at(self, t: float) -> Timeline:
+        self.now = t
+        return self
+
+    # what the router does, by hand
+    def speech(self, sid: str, source: str = "vad") -> tuple[SpeechRoute, Utterance]:
+        route = self.turns.open_route(sid, source, self.now)
+        u = Utterance(f"asr-{sid}", route.turn, source)
+        route.turn.utterances.append(u)
+        route.current = u
+        return route, u
+
+    def pause(self, route: SpeechRoute, provisional: str) -> None:
+        """A flush at a pause and its provisional transcript."""
+        assert route.current is not None
+        route.flushed = True
+        route.current.flushed_bytes = 0
+        route.current.provisional = provisional
+        self.turns.maybe_answer(route.turn)
+
+    def resume(self, route: SpeechRoute) -> None:
+        route.flushed = False
+        if route.current is not None:
+            route.current.provisional = ""
+        self.turns.drop_held(route.turn, "the user went on talking")
+
+    def end(self, route: SpeechRoute) -> None:
+        route.open = False
+        if route.current is not None:
+            route.current.open = False
+        route.current = None
+        self.turns.maybe_answer(route.turn)
+
+    def transcribed(self, u: Utterance, text: str) -> None:
+        u.text, u.transcribed = text, True
+        self.turns.maybe_answer(u.turn)
+
+    def of(self, kind: type) -> list[object]:
+        return [e for e in self.events if isinstance(e, kind)]
+
+
+def test_speech_that_starts_while_the_turn_waits_for_its_words_joins_that_turn_and_one_answer_gets_both() -> None:
+    tl = Timeline(preemptive_generation=False)
+    r1, u1 = tl.at(0.5).speech("v1")
+    tl.at(1.5).end(r1)
+    r2, u2 = tl.at(1.7).speech("v2")  # the first utterance is not transcribed yet
+    assert r2.turn is r1.turn
+    tl.at(1.8).transcribed(u1, "book a table for")
+    assert tl.answers.calls == []  # the second utterance is still open
+    tl.at(2.5).end(r2)
+    tl.at(2.7).transcribed(u2, "four people")
+    assert tl.answers.calls == [("launch", "t1", "book a table for four people")]
+    assert [e.text for e in tl.of(UserFinal)] == ["book a table for four people"]  # type: ignore[attr-defined]
+    assert len(tl.of(SpeechStarted)) == 2
+
+
+def test_speech_after_the_answer_started_opens_a_new_turn_and_barges_in_with_its_onset() -> None:
+    tl = Timeline(preemptive_generation=False)
+    r1, u1 = tl.at(0.5).speech("v1")
+    tl.at(1.5).end(r1)
+    tl.at(1.6).transcribed(u1, "tell me a story")
+    assert tl.turns.answering is r1.turn
+    onset = 3.25
+    assert tl.turns.admit_speech(onset, "speech onset") is True
+    r2, _ = tl.at(3.3).speech("v2")
+    assert r2.turn is not r1.turn and r2.turn.turn_id == "t2"
+    assert tl.answers.calls[-1] == ("cut", "t1", "speech onset@3.25")
+
+
+def test_with_barge_in_off_speech_during_an_answer_is_refused_and_nothing_is_cut() -> None:
+    tl = Timeline(barge_in=False, preemptive_generation=False)
+    r1, u1 = tl.at(0.5).speech("v1")
+    tl.end(r1)
+    tl.transcribed(u1, "hello")
+    assert tl.turns.admit_speech(2.0, "speech onset") is False
+    assert [c[0] for c in tl.answers.calls] == ["launch"]
+
+
+def test_speech_after_the_answer_finished_is_admitted_without_a_cut() -> None:
+    tl = Timeline(preemptive_generation=False)
+    r1, u1 = tl.at(0.5).speech("v1")
+    tl.end(r1)
+    tl.transcribed(u1, "hello")
+    assert r1.turn.answer is not None
+    r1.turn.answer.finished = True
+    tl.turns.answer_over(r1.turn)
+    assert tl.turns.admit_speech(5.0, "speech onset") is True
+    assert [c[0] for c in tl.answers.calls] == ["launch"]
+
+
+def test_a_turn_with_no_words_is_reported_and_starts_no_answer() -> None:
+    tl = Timeline(preemptive_generation=False)
+    r1, u1 = tl.at(0.5).speech("v1")
+    tl.end(r1)
+    tl.transcribed(u1, "")
+    assert tl.answers.calls == []
+    errors = tl.of(LoopError)
+    assert len(errors) == 1 and errors[0].kind == "input"  # type: ignore[attr-defined]
+    assert tl.turns.collecting is None
+
+
+def test_a_complete_pause_starts_a_held_answer_which_is_committed_when_the_turn_ends_with_the_same_words() -> None:
+    tl = Timeline()
+    r1, u1 = tl.at(0.5).speech("v1")
+    tl.at(1.6).pause(r1, "what time is it")
+    assert tl.answers.calls == [("launch-held", "t1", "what time is it")]
+    assert tl.turns.answering is None  # held: not the running answer yet
+    assert r1.turn.timeline.preemptive is True
+    tl.at(2.0).end(r1)
+    tl.transcribed(u1, "what time is it")
+    assert tl.answers.calls[-1] == ("commit", "t1", "what time is it")
+    assert tl.turns.answering is r1.turn
+
+
+def test_speech_after_the_pause_drops_the_held_answer_and_the_whole_turn_is_answered() -> None:
+    tl = Timeline()
+    r1, u1 = tl.at(0.5).speech("v1")
+    tl.at(1.6).pause(r1, "so I was thinking that maybe")
+    r1.turn.timeline.mark("generation_start", 1.61)
+    tl.at(2.0).resume(r1)
+    assert tl.answers.calls[-1] == ("drop", "t1", "the user went on talking")
+    assert r1.turn.answer is None and r1.turn.timeline.generation_start is None
+    assert r1.turn.timeline.preemptive is False
+    tl.at(3.5).end(r1)
+    tl.transcribed(u1, "so I was thinking that maybe we could talk about planets")
+    assert tl.answers.calls[-1] == ("launch", "t1", "so I was thinking that maybe we could talk about planets")
+
+
+def test_a_final_transcript_other_than_the_held_answers_words_drops_it_and_answers_the_final() -> None:
+    tl = Timeline()
+    r1, u1 = tl.at(0.5).speech("v1")
+    tl.at(1.6).pause(r1, "what time is")
+    tl.at(2.0).end(r1)
+    tl.transcribed(u1, "what time is it")
+    assert [c[:2] for c in tl.answers.calls] == [("launch-held", "t1"), ("drop", "t1"), ("launch", "t1")]
+    assert tl.answers.calls[-1][2] == "what time is it"
+
+
+def test_push_to_talk_routes_never_start_a_held_answer() -> None:
+    tl = Timeline()
+    r1, _ = tl.at(0.5).speech("p1", source="ptt")
+    tl.at(1.6).pause(r1, "what time is it")
+    assert tl.answers.calls == []
+
+
+def test_with_preemption_off_a_pause_starts_nothing_before_the_end_of_the_turn() -> None:
+    tl = Timeline(preemptive_generation=False)
+    r1, u1 = tl.at(0.5).speech("v1")
+    tl.at(1.6).pause(r1, "what time is it")
+    assert tl.answers.calls == []
+    tl.end(r1)
+    tl.transcribed(u1, "what time is it")
+    assert tl.answers.calls == [("launch", "t1", "what time is it")]
+
+
+def test_a_new_answer_cuts_the_running_one_as_a_newer_question_and_a_typed_message_is_its_own_turn() -> None:
+    tl = Timeline(preemptive_generation=False)
+    r1, u1 = tl.at(0.5).speech("v1")
+    tl.end(r1)
+    tl.transcribed(u1, "first question")
+    tl.at(2.0).turns.typed("second question")
+    assert tl.answers.calls[-2:] == [("cut", "t1", "a newer question@None"), ("launch", "t2", "second question")]
+    finals = tl.of(UserFinal)
+    assert [(e.text, e.typed) for e in finals] == [("first question", False), ("second question", True)]  # type: ignore[attr-defined]
+    assert tl.turns.answering is not None and tl.turns.answering.turn_id == "t2"
+    assert StateChanged in {type(e) for e in tl.events}
+    assert tl.core.state is LoopState.THINKING
+
+
+def test_abandoning_the_heard_turn_drops_its_held_answer_and_forgets_the_turn() -> None:
+    tl = Timeline()
+    r1, _ = tl.at(0.5).speech("v1")
+    tl.at(1.6).pause(r1, "what time is it")
+    dropped = tl.turns.abandon_collecting("new conversation")
+    assert dropped is r1.turn and tl.turns.collecting is None
+    assert tl.answers.calls[-1] == ("drop", "t1", "new conversation")
