@@ -23,7 +23,6 @@ from genx.agentkit.events import ErrorKind, UserPartial
 from genx.agentkit.mic import blob_len
 from genx.agentkit.turns import SpeechRoute, Turn, TurnPort, Utterance
 from genx.chunk import MessageChunk, Role, StreamCtrl, Text
-from genx.errors import Done
 from genx.ids import new_stream_id
 from genx.stream import Stream, StreamBuilder
 from genx.transformers import Transformer
@@ -127,25 +126,18 @@ class AsrFeed:
 
     # -- transcripts -----------------------------------------------------------------------------
     async def _read(self, asr_out: Stream) -> None:
-        core = self._core
-        try:
-            while True:
-                try:
-                    c = await asr_out.next()
-                except Done:
-                    break
-                u = self._utterances.get(c.stream_id)
-                if u is None:
-                    continue
-                self._on_transcript(u, c)
-        except asyncio.CancelledError:
-            raise
-        except Exception as e:
-            if core.running:
-                core.fatal(ErrorKind.ASR, f"speech recognition stopped: {e}")
-            return
-        if core.running:
-            core.fatal(ErrorKind.ASR, "the speech recognition stream ended unexpectedly")
+        await self._core.consume(
+            asr_out,
+            self._on_asr_chunk,
+            kind=ErrorKind.ASR,
+            failed="speech recognition stopped",
+            ended="the speech recognition stream ended unexpectedly",
+        )
+
+    def _on_asr_chunk(self, c: MessageChunk) -> None:
+        u = self._utterances.get(c.stream_id)
+        if u is not None:
+            self._on_transcript(u, c)
 
     def _on_transcript(self, u: Utterance, c: MessageChunk) -> None:
         part = c.part

@@ -15,8 +15,11 @@ from dataclasses import dataclass
 
 from genx.agentkit.events import ErrorKind, Event, EventBus, LoopError, LoopState, Mode, StateChanged
 from genx.agentkit.metrics import Clock
+from genx.chunk import MessageChunk
+from genx.errors import Done
 from genx.generators import Generator
 from genx.model import ModelParams
+from genx.stream import Stream
 
 log = logging.getLogger("genx.agentkit.loop")
 
@@ -85,6 +88,37 @@ class LoopCore:
         self.set_state(LoopState.ERROR, message)
         if self.stopped is not None and not self.stopped.done():
             self.stopped.set_result(None)
+
+    async def consume(
+        self,
+        stream: Stream,
+        on_chunk: Callable[[MessageChunk], None],
+        *,
+        kind: ErrorKind,
+        failed: str,
+        ended: str = "",
+        fatal_end: bool = True,
+    ) -> None:
+        """Hand every chunk of ``stream`` to ``on_chunk`` until it ends. While the loop runs, a failure is fatal
+        (``failed: <error>``), and so is the end (``ended``; ``fatal_end=False``: reported, the loop goes on)."""
+        try:
+            while True:
+                try:
+                    c = await stream.next()
+                except Done:
+                    break
+                on_chunk(c)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:
+            if self.running:
+                self.fatal(kind, f"{failed}: {e}")
+            return
+        if self.running and ended:
+            if fatal_end:
+                self.fatal(kind, ended)
+            else:
+                self.error(kind, ended)
 
     def set_state(self, state: LoopState, reason: str = "") -> None:
         if state == self.state:

@@ -20,7 +20,6 @@ from genx.agentkit.core import L16_16K, LoopCore
 from genx.agentkit.echo import EchoCanceller, EchoGate, FarEndTimeline, LevelMeter, VadEchoFallback
 from genx.agentkit.events import ErrorKind, InputLevel
 from genx.chunk import Blob, MessageChunk, Role
-from genx.errors import Done
 from genx.stream import Stream
 
 
@@ -64,49 +63,45 @@ class MicFrontEnd:
         return list(self._preroll)
 
     async def pump(self, capture: Stream) -> None:
+        await self._core.consume(
+            capture,
+            self._on_capture,
+            kind=ErrorKind.DEVICE,
+            failed="the microphone stream failed",
+            ended="the microphone stream ended; typed messages still work",
+            fatal_end=False,
+        )
+
+    def _on_capture(self, c: MessageChunk) -> None:
         core = self._core
-        preroll_max = 32 * core.config.ptt_preroll_ms
-        try:
-            while True:
-                try:
-                    c = await capture.next()
-                except Done:
-                    break
-                part = c.part
-                if not isinstance(part, Blob) or not part.data:
-                    continue
-                now = core.clock()
-                lvl = self._meter.feed(part.data, now)
-                if lvl is not None:
-                    core.emit(InputLevel(dbfs=lvl))
-                data = part.data
-                if (self._echo is not None or self._gate is not None) and part.mime == L16_16K:
-                    t_cap = c.timestamp / 1000.0 if c.timestamp else now - len(data) / 32000.0
-                    if self._echo is not None:
-                        data = self._echo.process(data, t_cap)
-                    if self._gate is not None:
-                        data = self._gate.process(data, t_cap, raw=part.data if self._echo is not None else None)
-                for tap in self.mic_taps:
-                    tap(part.data, data, c.timestamp / 1000.0 if c.timestamp else now)
-                if core.muted:
-                    data = bytes(len(data))
-                if not data:
-                    continue
-                chunk = MessageChunk.blob(part.mime, data, role=Role.USER, stream_id="mic", timestamp=c.timestamp)
-                self.to_vad(chunk)
-                self._preroll.append(chunk)
-                self._preroll_bytes += len(data)
-                while self._preroll_bytes > preroll_max and len(self._preroll) > 1:
-                    self._preroll_bytes -= blob_len(self._preroll.popleft())
-                self.to_ptt(part.mime, data, c.timestamp)
-        except asyncio.CancelledError:
-            raise
-        except Exception as e:
-            if core.running:
-                core.fatal(ErrorKind.DEVICE, f"the microphone stream failed: {e}")
+        part = c.part
+        if not isinstance(part, Blob) or not part.data:
             return
-        if core.running:
-            core.error(ErrorKind.DEVICE, "the microphone stream ended; typed messages still work")
+        now = core.clock()
+        lvl = self._meter.feed(part.data, now)
+        if lvl is not None:
+            core.emit(InputLevel(dbfs=lvl))
+        data = part.data
+        if (self._echo is not None or self._gate is not None) and part.mime == L16_16K:
+            t_cap = c.timestamp / 1000.0 if c.timestamp else now - len(data) / 32000.0
+            if self._echo is not None:
+                data = self._echo.process(data, t_cap)
+            if self._gate is not None:
+                data = self._gate.process(data, t_cap, raw=part.data if self._echo is not None else None)
+        for tap in self.mic_taps:
+            tap(part.data, data, c.timestamp / 1000.0 if c.timestamp else now)
+        if core.muted:
+            data = bytes(len(data))
+        if not data:
+            return
+        chunk = MessageChunk.blob(part.mime, data, role=Role.USER, stream_id="mic", timestamp=c.timestamp)
+        self.to_vad(chunk)
+        self._preroll.append(chunk)
+        self._preroll_bytes += len(data)
+        preroll_max = 32 * core.config.ptt_preroll_ms
+        while self._preroll_bytes > preroll_max and len(self._preroll) > 1:
+            self._preroll_bytes -= blob_len(self._preroll.popleft())
+        self.to_ptt(part.mime, data, c.timestamp)
 
     def speaking(self, on: bool) -> None:
         """The assistant's audio started (or ended): the stricter VAD follows it, with an echo tail after the end."""

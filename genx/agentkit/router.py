@@ -18,7 +18,6 @@ Does not own: turns and answers (:mod:`.turn_manager`), transcripts
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import math
 from collections import deque
@@ -30,7 +29,6 @@ from genx.agentkit.events import ErrorKind, Mode, SpeechEnded
 from genx.agentkit.ports import SpeechDetector
 from genx.agentkit.turns import SpeechRoute, Turn, TurnPort
 from genx.chunk import Blob, MessageChunk, Role
-from genx.errors import Done
 from genx.ids import new_stream_id
 from genx.stream import Stream, StreamBuilder
 from genx.transformers import Transformer
@@ -135,22 +133,13 @@ class SpeechRouter:
                 ended.turn.timeline.mark("speech_end", t - self._end_silence_s)
 
     async def _read_vad(self, vad_out: Stream) -> None:
-        core = self._core
-        try:
-            while True:
-                try:
-                    c = await vad_out.next()
-                except Done:
-                    break
-                self._route_chunk(c, self.routes.get(c.stream_id), c.stream_id)
-        except asyncio.CancelledError:
-            raise
-        except Exception as e:
-            if core.running:
-                core.fatal(ErrorKind.INTERNAL, f"the VAD failed: {e}")
-            return
-        if core.running:
-            core.fatal(ErrorKind.INTERNAL, "the VAD stream ended unexpectedly")
+        await self._core.consume(
+            vad_out,
+            lambda c: self._route_chunk(c, self.routes.get(c.stream_id), c.stream_id),
+            kind=ErrorKind.INTERNAL,
+            failed="the VAD failed",
+            ended="the VAD stream ended unexpectedly",
+        )
 
     def _route_chunk(self, c: MessageChunk, route: SpeechRoute | None, sid: str) -> None:
         """One chunk of a speech route (VAD or trimmed push-to-talk output) → the ASR."""
@@ -262,25 +251,17 @@ class SpeechRouter:
             self._route_chunk(c, self.routes.get(c.stream_id), c.stream_id)
 
     async def _read_ptt(self, ptt_out: Stream) -> None:
-        try:
-            while True:
-                try:
-                    c = await ptt_out.next()
-                except Done:
-                    break
-                sid = c.stream_id
-                route = self.routes.get(sid)
-                if route is None and c.is_begin_of_stream() and self._ptt_pending:
-                    route = self._ptt_pending.popleft()
-                    if route.open:
-                        route.ptt_sid, route.sid = route.sid, sid
-                        self.routes[sid] = route
-                self._route_chunk(c, route, sid)
-        except asyncio.CancelledError:
-            raise
-        except Exception as e:
-            if self._core.running:
-                self._core.fatal(ErrorKind.INTERNAL, f"the push-to-talk trimmer failed: {e}")
+        await self._core.consume(ptt_out, self._on_trimmed, kind=ErrorKind.INTERNAL, failed="the push-to-talk trimmer failed")
+
+    def _on_trimmed(self, c: MessageChunk) -> None:
+        sid = c.stream_id
+        route = self.routes.get(sid)
+        if route is None and c.is_begin_of_stream() and self._ptt_pending:
+            route = self._ptt_pending.popleft()
+            if route.open:
+                route.ptt_sid, route.sid = route.sid, sid
+                self.routes[sid] = route
+        self._route_chunk(c, route, sid)
 
 
 __all__ = ["SpeechRouter"]
