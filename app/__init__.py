@@ -2,7 +2,9 @@
 
 Owns: the command line (``parley``), the Qt window (``app.ui``, PySide6 + qasync),
 user settings and their file (``app.settings``), audio devices through
-sounddevice/PortAudio (``app.audio``), the self-test and packaging entry points.
+sounddevice/PortAudio (``app.audio``, with ``parley --list-devices``), the terminal
+session (``app.headless``, ``app.terminal``), the single-instance lock, the self-test
+and packaging entry points.
 
 Does not own: streams, models, providers or the voice loop logic: those are in
 ``genx``, which never imports ``app``.

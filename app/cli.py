@@ -15,6 +15,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--headless", action="store_true", help="run the voice loop in the terminal, no window")
     p.add_argument("--self-test", action="store_true", help="load every offline model, run a round trip and print a pass/fail table")
     p.add_argument("--list-devices", action="store_true", help="list audio input and output devices and exit")
+    p.add_argument("--json", action="store_true", help="with --list-devices: print one JSON document instead of a table")
     p.add_argument("--config", metavar="PATH", help="settings file (default: the user config dir, or $PARLEY_CONFIG)")
     p.add_argument("--input-device", metavar="NAME|INDEX", help="microphone (default: the system default)")
     p.add_argument("--output-device", metavar="NAME|INDEX", help="speaker (default: the system default)")
@@ -25,9 +26,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run(argv: list[str]) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.json and not args.list_devices:
+        parser.error("--json goes with --list-devices")
     if args.list_devices:
-        return _call("app.audio.cli", "list_devices", args)
+        return _call("app.audio.cli", "list_devices_main", args)
     if args.self_test:
         return _call("app.selftest", "main", args)
     if args.headless:
@@ -42,5 +46,3 @@ def _call(module: str, func: str, args: argparse.Namespace) -> int:
         return show_missing(f"{module}.{func} is not built yet", headless=args.headless or args.self_test or args.list_devices)
     mod = importlib.import_module(module)
     return int(getattr(mod, func)(args))
-
-

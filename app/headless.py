@@ -6,7 +6,8 @@ on llama.cpp, Piper), opens the microphone and speaker (the system defaults, or
 ``--input-device`` / ``--output-device``), runs :class:`genx.agentkit.loop.VoiceLoop`
 and prints the conversation: partial transcripts on one updating line, final
 transcripts, the assistant's words as they are heard, barge-ins, per-turn
-latencies and errors. Ctrl-C (or ``--quit-after``) quits cleanly.
+latencies and errors (the printing and the keys: :mod:`app.terminal`).
+Ctrl-C (or ``--quit-after``) quits cleanly.
 
 Exit codes: 0 normal end, 1 the loop stopped on an error, 2 no usable audio
 device (or PortAudio missing), 3 a configuration / model problem.
@@ -25,23 +26,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from app.terminal import AudioNotices, KeyCommands, TerminalView, device_greeting
 from genx.agentkit.echo import MILD_VAD, DelayEstimator, EchoCanceller, EchoGate, FarEndTimeline, VadEchoFallback, try_echo_canceller
 from genx.agentkit.events import (
-    AssistantDone,
-    AssistantSpoken,
-    BargeIn,
-    ConversationStarted,
     Event,
-    LoopError,
     LoopState,
     Mode,
-    StateChanged,
-    TurnMetrics,
-    UserFinal,
-    UserPartial,
 )
 from genx.agentkit.loop import LoopConfig, VoiceLoop
-from genx.agentkit.metrics import format_metrics
 from genx.agentkit.store import ConversationStore
 from genx.agentkit.tts import StreamkitSpeech
 from genx.generators import Generator
@@ -109,59 +101,6 @@ def loop_config(settings: Any, *, mode: str | None = None, generator: str | None
     )
 
 
-class TerminalView:
-    """Prints loop events: partials on one updating line (on a terminal), everything else as lines."""
-
-    def __init__(self, out: TextIO = sys.stdout, *, show_metrics: bool = True) -> None:
-        self.out = out
-        self.tty = out.isatty()
-        self.show_metrics = show_metrics
-        self._line = ""  # the updating line currently shown
-        self._spoken: dict[str, str] = {}
-
-    def __call__(self, e: Event) -> None:
-        if isinstance(e, UserPartial):
-            self._update(f"you: {e.text} …")
-        elif isinstance(e, UserFinal):
-            self._final(f"you{' (typed)' if e.typed else ''}: {e.text}")
-        elif isinstance(e, AssistantSpoken):
-            self._spoken[e.turn_id] = e.spoken_text
-            self._update(f"parley: {e.spoken_text}")
-        elif isinstance(e, AssistantDone):
-            mark = " [interrupted]" if e.interrupted else ""
-            err = f" [error: {e.error}]" if e.error else ""
-            self._final(f"parley: {e.spoken_text}{mark}{err}")
-        elif isinstance(e, BargeIn):
-            self._final(f"  (barge-in: playback stopped in {e.latency_ms:.0f} ms)")
-        elif isinstance(e, TurnMetrics) and self.show_metrics:
-            self._final(f"  ({format_metrics(e)})")
-        elif isinstance(e, LoopError):
-            self._final(f"  ! {e.kind.value}: {e.message}")
-        elif isinstance(e, StateChanged) and e.state is LoopState.LISTENING and e.reason == "started":
-            self._final("listening… (Ctrl-C quits)")
-        elif isinstance(e, ConversationStarted):
-            self._final(f"conversation {e.conversation_id}")
-
-    def _update(self, text: str) -> None:
-        if self.tty:
-            pad = max(0, len(self._line) - len(text))
-            self.out.write("\r" + text + " " * pad)
-            self.out.flush()
-            self._line = text
-        # not a terminal: partial lines would flood the log; only finals are printed
-
-    def line(self, text: str) -> None:
-        """Print a whole line (clearing an updating line first)."""
-        self._final(text)
-
-    def _final(self, text: str) -> None:
-        if self.tty and self._line:
-            self.out.write("\r" + " " * len(self._line) + "\r")
-            self._line = ""
-        self.out.write(text + "\n")
-        self.out.flush()
-
-
 async def open_devices(input_device: str | int | None, output_device: str | int | None, *, backend: Any = None) -> tuple[Any, Any]:
     """Start capture (16 kHz: what VAD, ASR and AEC take) and player; raises ``app.audio.AudioDeviceError`` subclasses."""
     from app.audio import Capture, Player
@@ -192,55 +131,6 @@ def make_echo(settings: Any, vad: Any) -> tuple[EchoCanceller | None, EchoGate, 
     else:
         gate = EchoGate(far, estimator=DelayEstimator(far), own_estimator=True)
     return echo, gate, VadEchoFallback(vad, MILD_VAD)
-
-
-class KeyCommands:
-    """Terminal input: Enter toggles push-to-talk, ``/`` commands, any other line is a typed message."""
-
-    HELP = (
-        "keys: Enter = talk / stop talking (push-to-talk), /stop, /new, /mute, /unmute, "
-        "/mode hands-free|push-to-talk, /quit; other text is sent as a message"
-    )
-
-    def __init__(self, loop: VoiceLoop, view: TerminalView, quit: Callable[[], None]) -> None:
-        self.loop = loop
-        self.view = view
-        self.quit = quit
-
-    def line(self, text: str) -> None:
-        if text == "":  # EOF
-            return
-        cmd = text.strip()
-        lp = self.loop
-        if not cmd:
-            if lp.mode is Mode.PUSH_TO_TALK or lp.state is LoopState.SPEAKING:
-                if lp.push_to_talk_open:
-                    lp.push_to_talk_up()
-                else:
-                    lp.push_to_talk_down()
-                    self.view.line("  (talking… press Enter when done)")
-            return
-        if not cmd.startswith("/"):
-            lp.send_text(cmd)
-            return
-        name, _, arg = cmd[1:].partition(" ")
-        if name == "stop":
-            lp.stop_speaking()
-        elif name == "new":
-            lp.new_conversation()
-        elif name == "mute":
-            lp.mute(True)
-        elif name == "unmute":
-            lp.mute(False)
-        elif name == "mode":
-            lp.set_mode(arg or "hands-free")
-        elif name in ("quit", "exit"):
-            self.quit()
-        else:
-            self.view.line(self.HELP)
-
-
-QUIET_AUDIO_EVENTS = frozenset({"underrun", "overflow", "opened", "closed"})
 
 
 class Session:
@@ -348,15 +238,9 @@ async def run_headless(args: argparse.Namespace, *, out: TextIO = sys.stdout, er
         return EXIT_NO_DEVICE
 
     view = TerminalView(out)
-    mic = session.capture.device.label if session.capture.device else "?"
-    spk = session.player.device.label if session.player.device else "?"
-    print(f"parley: microphone {mic}, speaker {spk}", file=out)
+    print(device_greeting(session.capture, session.player), file=out)
     print("parley: loading models…", file=out, flush=True)
-
-    def on_audio(ev: Any) -> None:
-        if getattr(ev, "kind", "") not in QUIET_AUDIO_EVENTS:
-            view.line(f"  ~ audio {ev.direction} {ev.device}: {ev.message}")
-
+    on_audio = AudioNotices(view)
     for dev in (session.capture, session.player):
         dev.add_listener(on_audio)
     try:
@@ -414,4 +298,15 @@ def main(args: argparse.Namespace) -> int:
         return EXIT_OK
 
 
-__all__ = ["Session", "Stack", "TerminalView", "build_stack", "loop_config", "main", "make_echo", "open_devices", "run_headless"]
+__all__ = [
+    "KeyCommands",
+    "Session",
+    "Stack",
+    "TerminalView",
+    "build_stack",
+    "loop_config",
+    "main",
+    "make_echo",
+    "open_devices",
+    "run_headless",
+]

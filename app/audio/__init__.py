@@ -6,7 +6,9 @@ capture that turns PortAudio blocks into a genx Stream of ``audio/L16`` chunks
 (:mod:`app.audio.capture`), the pull-based player that plays genx audio routes
 and reports how many samples of each route reached the device
 (:mod:`app.audio.player`), reopening a device that vanished (:mod:`app.audio.link`),
-and the typed errors of all that (:mod:`app.audio.errors`).
+the typed errors of all that (:mod:`app.audio.errors`), ``parley --list-devices``
+(:mod:`app.audio.cli`) and keeping libasound's own error lines off the terminal
+(:mod:`app.audio.alsa`).
 
 Does not own: VAD, ASR, TTS, turn-taking, barge-in decisions or history: those
 are the device-free voice loop in ``genx``. ``import app.audio`` never loads

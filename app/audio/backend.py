@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from app.audio.alsa import silence_alsa_errors
 from app.audio.errors import AudioDeviceError, PortAudioMissingError
 
 Direction = Literal["input", "output"]
@@ -98,11 +99,17 @@ class SoundDeviceBackend:
 
     def query_devices(self) -> list[dict[str, Any]]:
         with self._lock:
-            return [dict(d) for d in self._sd.query_devices()]
+            try:
+                return [dict(d) for d in self._sd.query_devices()]
+            except self._sd.PortAudioError as e:
+                raise AudioDeviceError(f"PortAudio could not list the audio devices: {e}") from e
 
     def hostapi_names(self) -> list[str]:
         with self._lock:
-            return [str(h["name"]) for h in self._sd.query_hostapis()]
+            try:
+                return [str(h["name"]) for h in self._sd.query_hostapis()]
+            except self._sd.PortAudioError as e:
+                raise AudioDeviceError(f"PortAudio could not list the audio host APIs: {e}") from e
 
     def default_index(self, direction: Direction) -> int:
         with self._lock:
@@ -190,6 +197,7 @@ def load_backend() -> SoundDeviceBackend:
     global _backend
     with _backend_lock:
         if _backend is None:
+            silence_alsa_errors()  # before Pa_Initialize (at import): its device probing already prints
             try:
                 import sounddevice
             except OSError as e:  # sounddevice raises OSError when libportaudio cannot be loaded

@@ -80,9 +80,19 @@ class EventHub:
                 log.exception("audio event listener failed")
 
 
-async def run_blocking(fn: Callable[[], T], *, limit_s: float | None = None, what: str = "audio call") -> T:
-    """Run ``fn`` in a daemon thread; raise TimeoutError after ``limit_s`` (the thread is abandoned)."""
-    fut = start_thread(fn, name=f"parley-{what}", daemon=True)
+async def run_blocking(
+    fn: Callable[[], T],
+    *,
+    limit_s: float | None = None,
+    what: str = "audio call",
+    on_abandoned: Callable[[T], None] | None = None,
+) -> T:
+    """Run ``fn`` in a daemon thread; raise TimeoutError after ``limit_s`` (the thread is abandoned).
+
+    When ``fn`` returns after the timeout or after the caller was cancelled, ``on_abandoned(result)``
+    runs on a thread: it releases what the late result holds (a stream opened too late).
+    """
+    fut = start_thread(fn, name=f"parley-{what}", daemon=True, on_abandoned=on_abandoned)
     if limit_s is None:
         return await fut
     return await asyncio.wait_for(fut, limit_s)
@@ -101,6 +111,17 @@ async def cancel_and_wait(task: asyncio.Task[object] | asyncio.Task[None] | None
             raise
     except Exception:
         log.exception("audio task failed while being cancelled")
+
+
+def _shut(stream: RawStream, *, abort: bool) -> None:
+    """Stop (or abort) and close ``stream``, ignoring errors of a dead device; blocking."""
+    with contextlib.suppress(Exception):
+        if abort:
+            stream.abort()
+        else:
+            stream.stop()
+    with contextlib.suppress(Exception):
+        stream.close()
 
 
 class DeviceLink:
@@ -212,8 +233,16 @@ class DeviceLink:
                 raise
             return device, fmt, stream
 
+        def abandoned(result: tuple[DeviceInfo, StreamFormat, RawStream]) -> None:
+            # The open finished after we gave up (timeout, cancellation): a running stream nobody owns.
+            stream = result[2]
+            log.warning("the %s device %s opened after the caller gave up; closing that stream", self.direction, result[0].name)
+            _shut(stream, abort=True)
+
         try:
-            device, fmt, stream = await run_blocking(work, limit_s=self._control_timeout, what=f"{self.direction}-open")
+            device, fmt, stream = await run_blocking(
+                work, limit_s=self._control_timeout, what=f"{self.direction}-open", on_abandoned=abandoned
+            )
         except TimeoutError:
             raise AudioDeviceError(
                 f"opening the {self.direction} device {self.device_label} did not finish in {self._control_timeout:.0f} s; "
@@ -264,13 +293,7 @@ class DeviceLink:
 
     async def _close_quietly(self, stream: RawStream, *, abort: bool) -> None:
         def work() -> None:
-            with contextlib.suppress(Exception):
-                if abort:
-                    stream.abort()
-                else:
-                    stream.stop()
-            with contextlib.suppress(Exception):
-                stream.close()
+            _shut(stream, abort=abort)
 
         try:
             await run_blocking(work, limit_s=self._control_timeout, what=f"{self.direction}-close")

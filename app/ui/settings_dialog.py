@@ -3,6 +3,10 @@
 Saving validates everything first (:func:`app.ui.settings_form.build_settings`); on a problem the dialog stays
 open, names the problem next to the field and focuses it. Keys go to the keyring, the rest to the TOML file,
 and ``saved(Settings)`` lets the app apply the change without a restart.
+
+Nothing that may block runs on the GUI thread: the device lists are read on a worker thread when the dialog is
+shown (:meth:`SettingsDialog.load_devices`; PortAudio may take seconds), and the keyring calls and the fsync'd
+file write of :meth:`SettingsDialog.save` run on one too.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence
+from PySide6.QtGui import QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -107,7 +111,10 @@ class SettingsDialog(QDialog):
         self._providers: list[ProviderForm] = []
         self._tasks: set[asyncio.Task[Any]] = set()
         self._field_widgets: dict[str, QWidget] = {}
-        self._device_names: dict[str, list[str] | None] = {"input": None, "output": None}
+        self._device_names: dict[str, list[str] | None] = {"input": None, "output": None}  # None: not listed (yet)
+        self._devices_requested = False
+        self._audio_error = ""
+        self._save_task: asyncio.Task[None] | None = None
 
         self.tabs = QTabWidget(self)
         self.tabs.addTab(self._audio_page(), "&Audio")
@@ -366,24 +373,55 @@ class SettingsDialog(QDialog):
     def _fill_devices(self, direction: str, combo: QComboBox, current: str | None) -> None:
         combo.clear()
         combo.addItem("System default", None)
-        names: list[str] | None = None
-        if self.audio is not None:
-            try:
-                names = self.audio.list_devices(direction)
-            except Exception as e:  # AudioError (no PortAudio, no devices): say so, keep the dialog usable
-                self.audio_problem.setText(str(e))
-                self.audio_problem.show()
-        self._device_names[direction] = names
+        names = self._device_names[direction]
         for n in names or []:
             combo.addItem(n, n)
         if current is not None:
             i = combo.findData(current)
             if i < 0:
-                combo.addItem(f"{current} (not connected)", current)
+                combo.addItem(f"{current} (not connected)" if names is not None else current, current)
                 i = combo.count() - 1
             combo.setCurrentIndex(i)
         has_devices = names is not None
         (self.mic_button if direction == "input" else self.tone_button).setEnabled(has_devices)
+
+    def _list_devices(self, direction: str) -> list[str] | None:
+        """Blocking (PortAudio): call it on a worker thread."""
+        assert self.audio is not None
+        try:
+            return self.audio.list_devices(direction)
+        except Exception as e:  # AudioError (no PortAudio, no devices): say so, keep the dialog usable
+            log.info("no %s devices to offer: %s", direction, e)
+            self._audio_error = str(e)
+            return None
+
+    def _show_devices(self, found: dict[str, list[str] | None]) -> None:
+        for direction, combo in (("input", self.input_combo), ("output", self.output_combo)):
+            self._device_names[direction] = found[direction]
+            self._fill_devices(direction, combo, combo.currentData())
+        if self._audio_error:
+            self.audio_problem.setText(self._audio_error)
+            self.audio_problem.show()
+
+    async def load_devices(self) -> None:
+        """Read the input and output device lists on a worker thread and fill the device lists with them."""
+        if self.audio is None:
+            return
+        self._audio_error = ""
+        found = {d: await asyncio.to_thread(self._list_devices, d) for d in ("input", "output")}
+        self._show_devices(found)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._devices_requested or self.audio is None:
+            return
+        self._devices_requested = True
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # no asyncio loop (a script such as app.ui.screenshots): no loop to keep responsive
+            self._show_devices({d: self._list_devices(d) for d in ("input", "output")})
+            return
+        self._run(self.load_devices())
 
     def values(self) -> FormValues:
         self._provider_edited()
@@ -569,28 +607,46 @@ class SettingsDialog(QDialog):
                 w.setFocus()
                 break
 
-    def save(self) -> None:
+    def save(self) -> asyncio.Task[None] | None:
+        """Validate, then store the keys and write the file on a worker thread; the task that does it (None: invalid)."""
+        if self._save_task is not None and not self._save_task.done():
+            return self._save_task
         result = self.validate()
         if result is None:
-            return
-        new, keys = result
+            return None
+        self.buttons.setEnabled(False)
+        self._save_task = asyncio.ensure_future(self._persist(*result))
+        return self._save_task
+
+    def _write(self, new: Settings, keys: dict[str, str]) -> None:
+        """Blocking (keyring, fsync): runs on a worker thread."""
+        if keys:
+            store_keys(keys, self.keyring)
+        for p in self._providers:
+            if p.forget_key and not p.api_key:
+                forget_key(p.name, self.keyring)
+        settings_file.save(new, self.config_path)
+
+    async def _persist(self, new: Settings, keys: dict[str, str]) -> None:
         try:
-            if keys:
-                store_keys(keys, self.keyring)
-            for p in self._providers:
-                if p.forget_key and not p.api_key:
-                    forget_key(p.name, self.keyring)
-            settings_file.save(new, self.config_path)
+            await asyncio.to_thread(self._write, new, keys)
         except KeyringUnavailable as e:
             self.show_problems([("", str(e))])
             return
         except OSError as e:
             self.show_problems([("", f"Could not write {self.config_path}: {e.strerror or e}. Check the folder's permissions.")])
             return
+        finally:
+            self.buttons.setEnabled(True)
         log.info("settings saved to %s", self.config_path)
         self.result_settings = new
         self.saved.emit(new)
         self.accept()
+
+    def reject(self) -> None:
+        if self._save_task is not None and not self._save_task.done():
+            return  # the file is being written: closing now would lose the outcome
+        super().reject()
 
     def done(self, result: int) -> None:
         for t in list(self._tasks):

@@ -159,6 +159,7 @@ def test_settings_test_tone_reaches_the_speaker_and_mic_check_hears_the_micropho
     pulse_env.activate()
     d = SettingsDialog(Settings(), config_path=tmp_path / "config.toml", audio=RealAudioTools())
     qtbot.addWidget(d)
+    aloop.run_until_complete(d.load_devices())  # what showing the dialog starts
     assert d.input_combo.findData(PA_MIC) >= 0 and d.output_combo.findData(PA_SPEAKER) >= 0
     d.output_combo.setCurrentIndex(d.output_combo.findData(PA_SPEAKER))
     d.input_combo.setCurrentIndex(d.input_combo.findData(PA_MIC))

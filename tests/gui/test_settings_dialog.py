@@ -16,10 +16,17 @@ from .fakes import FakeAudioTools
 pytestmark = pytest.mark.gui
 
 
-def dialog(qtbot, cfg: Path, settings: Settings | None = None, audio: FakeAudioTools | None = None) -> SettingsDialog:  # type: ignore[no-untyped-def]
+def dialog(aloop, qtbot, cfg: Path, settings: Settings | None = None, audio: FakeAudioTools | None = None) -> SettingsDialog:  # type: ignore[no-untyped-def]
     d = SettingsDialog(settings or Settings(), config_path=cfg, audio=audio or FakeAudioTools())
     qtbot.addWidget(d)
+    run(aloop, d.load_devices())  # what showing the dialog starts
     return d
+
+
+def _save(aloop, d: SettingsDialog) -> None:  # type: ignore[no-untyped-def]
+    task = d.save()
+    if task is not None:  # valid: the keys and the file are written on a worker thread
+        run(aloop, task)
 
 
 def _add_provider(d: SettingsDialog, name: str, kind: str, url: str, key: str) -> None:
@@ -34,9 +41,9 @@ def _add_provider(d: SettingsDialog, name: str, kind: str, url: str, key: str) -
     d.p_key.textEdited.emit(key)
 
 
-def test_settings_round_trip_to_the_config_file_and_the_keyring(qtbot, tmp_path, memory_keyring: MemoryKeyring) -> None:  # type: ignore[no-untyped-def]
+def test_settings_round_trip_to_the_config_file_and_the_keyring(aloop, qtbot, tmp_path, memory_keyring: MemoryKeyring) -> None:  # type: ignore[no-untyped-def]
     cfg = tmp_path / "config.toml"
-    d = dialog(qtbot, cfg)
+    d = dialog(aloop, qtbot, cfg)
     d.input_combo.setCurrentIndex(d.input_combo.findData("USB Headset"))
     d.output_combo.setCurrentIndex(d.output_combo.findData("Built-in Speakers"))
     d.ptt_radio.setChecked(True)
@@ -51,7 +58,7 @@ def test_settings_round_trip_to_the_config_file_and_the_keyring(qtbot, tmp_path,
     d.model_edit.setText("gpt-4o-mini")
     saved: list[Settings] = []
     d.saved.connect(saved.append)
-    d.save()
+    _save(aloop, d)
     assert d.error_label.isHidden(), d.error_label.text()
 
     text = cfg.read_text()
@@ -69,7 +76,7 @@ def test_settings_round_trip_to_the_config_file_and_the_keyring(qtbot, tmp_path,
     assert ref is not None and ref.keyring_entry == ("parley", "openai")
 
     # Reopened: the values come back, and the key is shown only as "stored", masked.
-    d2 = dialog(qtbot, cfg, s)
+    d2 = dialog(aloop, qtbot, cfg, s)
     assert d2.input_combo.currentData() == "USB Headset"
     assert d2.silence_spin.value() == 950 and d2.ptt_radio.isChecked()
     assert d2.generator_combo.currentData() == "openai/gpt-4o-mini"
@@ -79,36 +86,36 @@ def test_settings_round_trip_to_the_config_file_and_the_keyring(qtbot, tmp_path,
     assert d2.p_key.echoMode() == d2.p_key.EchoMode.Password
 
 
-def test_unknown_device_in_the_file_is_flagged_and_not_saved(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_device_in_the_file_is_flagged_and_not_saved(aloop, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
     cfg = tmp_path / "config.toml"
     base = Settings.model_validate({"audio": {"input_device": "Nonexistent Mic 3000"}})
-    d = dialog(qtbot, cfg, base)
+    d = dialog(aloop, qtbot, cfg, base)
     assert "not connected" in d.input_combo.currentText()
-    d.save()
+    _save(aloop, d)
     assert d.error_label.isVisibleTo(d)
     assert "'Nonexistent Mic 3000' is not connected" in d.error_label.text()
     assert not cfg.exists()
     assert d.result() == 0  # still open for the user to fix
 
 
-def test_bad_base_url_and_empty_model_name_are_explained(qtbot, tmp_path, memory_keyring) -> None:  # type: ignore[no-untyped-def]
+def test_bad_base_url_and_empty_model_name_are_explained(aloop, qtbot, tmp_path, memory_keyring) -> None:  # type: ignore[no-untyped-def]
     cfg = tmp_path / "config.toml"
-    d = dialog(qtbot, cfg)
+    d = dialog(aloop, qtbot, cfg)
     _add_provider(d, "local", "openai-compatible", "htp:/localhost:8080", "")
     d.generator_combo.setCurrentIndex(d.generator_combo.findData(PROVIDER_CHOICE))
     d.provider_combo.setCurrentText("local")
     d.model_edit.setText("   ")
-    d.save()
+    _save(aloop, d)
     msg = d.error_label.text()
     assert "Base URL 'htp:/localhost:8080' of provider 'local' must start with http:// or https://" in msg
     assert "Enter the model name" in msg
     assert not cfg.exists()
 
 
-def test_zero_silence_is_rejected_with_a_clear_message(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    d = dialog(qtbot, tmp_path / "config.toml")
+def test_zero_silence_is_rejected_with_a_clear_message(aloop, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    d = dialog(aloop, qtbot, tmp_path / "config.toml")
     d.silence_spin.setValue(0)
-    d.save()
+    _save(aloop, d)
     assert "End-of-turn silence must be more than 0 ms" in d.error_label.text()
     assert d.tabs.currentIndex() == 1  # the page with the offending field is shown
 
@@ -144,36 +151,36 @@ def test_pattern_generator_needs_a_model_name_and_resolves_to_it() -> None:
     assert form_from_settings(s).generator == "openai/#" and form_from_settings(s).model == "gpt-4.1-mini"
 
 
-def test_forgetting_a_key_removes_it_from_keyring_and_file(qtbot, tmp_path, memory_keyring) -> None:  # type: ignore[no-untyped-def]
+def test_forgetting_a_key_removes_it_from_keyring_and_file(aloop, qtbot, tmp_path, memory_keyring) -> None:  # type: ignore[no-untyped-def]
     cfg = tmp_path / "config.toml"
-    d = dialog(qtbot, cfg)
+    d = dialog(aloop, qtbot, cfg)
     _add_provider(d, "anthropic", "anthropic", "", "sk-ant-xyz-0123456789")
-    d.save()
+    _save(aloop, d)
     s = load_settings(cfg)
     assert memory_keyring.entries[("parley", "anthropic")]
-    d2 = dialog(qtbot, cfg, s)
+    d2 = dialog(aloop, qtbot, cfg, s)
     d2.tabs.setCurrentIndex(3)
     d2.provider_list.setCurrentRow(0)
     d2.p_forget.setChecked(True)
-    d2.save()
+    _save(aloop, d2)
     assert ("parley", "anthropic") not in memory_keyring.entries
     assert load_settings(cfg).providers["anthropic"].api_key is None
 
 
-def test_devices_unavailable_keeps_the_dialog_usable_and_says_why(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_devices_unavailable_keeps_the_dialog_usable_and_says_why(aloop, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
     from app.audio.errors import PortAudioMissingError
 
-    d = dialog(qtbot, tmp_path / "config.toml", audio=FakeAudioTools(error=PortAudioMissingError("not found")))
+    d = dialog(aloop, qtbot, tmp_path / "config.toml", audio=FakeAudioTools(error=PortAudioMissingError("not found")))
     assert "PortAudio is not available" in d.audio_problem.text()
     assert not d.tone_button.isEnabled() and not d.mic_button.isEnabled()
     assert d.input_combo.currentText() == "System default"
-    d.save()  # everything else still saves
+    _save(aloop, d)  # everything else still saves
     assert (tmp_path / "config.toml").exists()
 
 
 def test_test_tone_and_mic_check_use_the_chosen_devices(aloop, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
     audio = FakeAudioTools()
-    d = dialog(qtbot, tmp_path / "config.toml", audio=audio)
+    d = dialog(aloop, qtbot, tmp_path / "config.toml", audio=audio)
     d.output_combo.setCurrentIndex(d.output_combo.findData("USB Headset"))
     d.input_combo.setCurrentIndex(d.input_combo.findData("Built-in Microphone"))
 
@@ -190,10 +197,10 @@ def test_test_tone_and_mic_check_use_the_chosen_devices(aloop, qtbot, tmp_path) 
     assert d.tone_button.isEnabled() and d.mic_button.isEnabled()
 
 
-def test_saved_file_is_valid_toml_loaded_by_the_app(qtbot, tmp_path, memory_keyring) -> None:  # type: ignore[no-untyped-def]
+def test_saved_file_is_valid_toml_loaded_by_the_app(aloop, qtbot, tmp_path, memory_keyring) -> None:  # type: ignore[no-untyped-def]
     cfg = tmp_path / "config.toml"
     save(Settings(), cfg)
-    d = dialog(qtbot, cfg, load_settings(cfg))
+    d = dialog(aloop, qtbot, cfg, load_settings(cfg))
     d.theme_combo.setCurrentIndex(d.theme_combo.findData("dark"))
-    d.save()
+    _save(aloop, d)
     assert load_settings(cfg).ui.theme == "dark"

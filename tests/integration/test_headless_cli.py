@@ -107,6 +107,9 @@ def test_parley_headless_holds_a_spoken_conversation_on_real_devices(
     answer = said.removeprefix("parley: ")
     assert answer.strip() and "[error" not in answer, said
     assert "parley: bye (1 turns)" in term.lines
+    greeting = next(line for line in term.lines if line.startswith("parley: microphone"))
+    assert f"] {PA_MIC} (ALSA," in greeting and f"] {PA_SPEAKER} (ALSA," in greeting, greeting  # the device labels
+    assert not [line for line in term.lines if line.startswith("ALSA lib")], "libasound's error lines reached the terminal"
     # the answer was played on the speaker after the question
     after = spoken[rec.index_at(pb.started_at + pb.duration_s) :]
     assert loud_span(after, RATE, -45.0) is not None, "nothing was played on the speaker"

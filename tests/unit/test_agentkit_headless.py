@@ -107,3 +107,44 @@ def test_on_a_terminal_partials_update_one_line_that_the_final_replaces() -> Non
     assert "\ryou: what is the …" in text
     assert text.endswith("you: what is the time\n")
     assert text.count("\n") == 1
+
+
+async def test_the_greeting_names_the_opened_microphone_and_speaker(monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.headless import EXIT_CONFIG, Session
+
+    def no_models(self: Session) -> None:
+        return None
+
+    async def models_fail(self: Session, on_event: object = None) -> None:
+        raise OSError("model files missing")
+
+    monkeypatch.setattr(Session, "build", no_models)
+    monkeypatch.setattr(Session, "start", models_fail)
+    out, err = io.StringIO(), io.StringIO()
+    backend = FakeBackend()
+    rc = await run_headless(_args(), out=out, err=err, backend=backend)
+    assert rc == EXIT_CONFIG and "model files missing" in err.getvalue()
+    first = out.getvalue().splitlines()[0]
+    assert first == (
+        "parley: microphone [0] Fake Mic (FakeAPI, 2 in / 0 out, 16000 Hz, default input), "
+        "speaker [1] Fake Speaker (FakeAPI, 0 in / 2 out, 48000 Hz, default output)"
+    )
+    assert backend.open_stream_count() == 0
+
+
+def test_underruns_are_told_once_in_parleys_words_and_device_loss_every_time() -> None:
+    from app.audio.link import AudioEvent
+    from app.terminal import AudioNotices
+
+    out = io.StringIO()
+    notices = AudioNotices(TerminalView(out))
+    notices(AudioEvent("opened", "output", "Speaker", "opened [1] Speaker at 48000 Hz mono"))
+    for n in (1, 2, 3):
+        notices(AudioEvent("underrun", "output", "Speaker", "the device ran dry; silence inserted", count=n))
+    notices(AudioEvent("device_lost", "output", "Speaker", "the stream is no longer active"))
+    notices(AudioEvent("underrun", "output", "Speaker", "the device ran dry; silence inserted", count=4))
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("  ~ audio output Speaker: playback stuttered")
+    assert "ALSA" not in lines[0] and "snd_pcm" not in lines[0]
+    assert lines[1] == "  ~ audio output Speaker: the stream is no longer active"

@@ -136,6 +136,25 @@ async def test_underrun_outputs_silence_counts_it_and_playback_resumes() -> None
     await p.close()
 
 
+async def test_an_idle_player_reports_no_underrun_even_when_the_device_flags_one() -> None:
+    p, _, dev = await started_player()
+    events: list[AudioEvent] = []
+    p.add_listener(events.append)
+    for _ in range(5):
+        assert dev.pump(underflow=True) == bytes(BLOCK * 2)  # nothing plays: idle silence arriving late is silence
+    await settle()
+    assert (p.underruns, p.device_underflows) == (0, 0)
+    assert [e for e in events if e.kind == "underrun"] == []
+    b = StreamBuilder()
+    b.push_many(route("r1", ramp(BLOCK * 3), eos=False))
+    p.play(b.stream)
+    await settle()
+    dev.pump(underflow=True)  # while an answer plays, the device running dry is real
+    await settle()
+    assert p.device_underflows == 1 and [e.kind for e in events if e.kind == "underrun"] == ["underrun"]
+    await p.close()
+
+
 async def test_played_positions_count_route_samples_handed_to_the_device_and_end_once_per_route() -> None:
     p, _, dev = await started_player()
     played: list[PlayedPosition] = []
