@@ -62,6 +62,12 @@ class Stack:
         """Load every model (in worker threads) so the first turn does not pay for it."""
         await asyncio.gather(*(w() for w in self.warmers))
 
+    async def aclose(self) -> None:
+        """Release what the models hold open (the HTTP generators' connection pools)."""
+        close = getattr(self.generator, "aclose", None)
+        if close is not None:
+            await close()
+
 
 def build_stack(settings: Any, *, generator: str | None = None) -> Stack:
     """The configured generator / VAD / ASR / voice (cheap: weights load in :meth:`Stack.warm`)."""
@@ -206,6 +212,8 @@ class Session:
             await self.capture.stop()
         if self.player is not None:
             await self.player.close()
+        if self.stack is not None:
+            await self.stack.aclose()
 
 
 async def run_headless(args: argparse.Namespace, *, out: TextIO = sys.stdout, err: TextIO | None = None, backend: Any = None) -> int:

@@ -35,10 +35,11 @@ class RunningLoop:
     """The loop plus what it runs on. ``aclose``: stop the loop (the turn in progress is stored), then close the
     microphone and the speaker."""
 
-    def __init__(self, loop: Any, *, session: Any = None, voice: bool = True) -> None:
+    def __init__(self, loop: Any, *, session: Any = None, voice: bool = True, generators: Any = None) -> None:
         self.inner = loop
-        self.session = session  # app.headless.Session owning the devices (None: text only)
+        self.session = session  # app.headless.Session owning the devices and models (None: text only)
         self.voice = voice
+        self.generators = generators  # text only: the GeneratorMux to close with the loop
         self._closed = False
 
     def __getattr__(self, name: str) -> Any:  # LoopControl commands and properties come from the loop
@@ -73,9 +74,11 @@ class RunningLoop:
             return
         self._closed = True
         if self.session is not None:
-            await self.session.close()  # stops the loop (the turn in progress is stored), then capture and player
+            await self.session.close()  # stops the loop (the turn in progress is stored), then capture, player, models
         else:
             await self.inner.stop()
+            if self.generators is not None:
+                await self.generators.aclose()
 
 
 class SilentSpeech:
@@ -219,7 +222,7 @@ class VoiceLoopFactory:
         )
         await loop.start()
         progress("Ready for typing", 1.0)
-        return RunningLoop(loop, voice=False)
+        return RunningLoop(loop, voice=False, generators=gen_mux)
 
 
 def _warmer_name(w: Callable[[], Any]) -> str:

@@ -4,10 +4,16 @@ The mux itself implements the Generator protocol. A call resolves the requested
 name against the registered topic patterns (see :mod:`genx.mux`) and forwards the
 call with the FULL requested name, so a generator registered as ``openai/#`` can
 read the concrete model out of ``openai/gpt-4o-mini``.
+
+:meth:`GeneratorMux.aclose` closes every registered generator that has an
+``aclose`` (the HTTP adapters' connection pools): call it when the mux is
+dropped, e.g. on a rebuild after new settings.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import TYPE_CHECKING
 
 from genx.chunk import FuncCall
@@ -18,6 +24,8 @@ from genx.stream import Stream
 
 if TYPE_CHECKING:
     from genx.tools import FuncTool
+
+log = logging.getLogger(__name__)
 
 
 class GeneratorMux:
@@ -68,6 +76,19 @@ class GeneratorMux:
         """The resolved generator's ``prefill`` (prompt caching ahead of the next turn), if it has one."""
         fn = getattr(self._mux.get(pattern), "prefill", None)
         return bool(await fn(pattern, ctx)) if fn is not None else False
+
+    async def aclose(self) -> None:
+        """Close every distinct registered generator that has ``aclose`` (all of them, even when one fails)."""
+        closers = []
+        seen: set[int] = set()
+        for _, gen in self._mux.items():
+            fn = getattr(gen, "aclose", None)
+            if fn is not None and id(gen) not in seen:
+                seen.add(id(gen))
+                closers.append(fn())
+        for result in await asyncio.gather(*closers, return_exceptions=True):
+            if isinstance(result, Exception):
+                log.warning("closing a generator failed: %s: %s", type(result).__name__, result)
 
     def __repr__(self) -> str:
         return f"GeneratorMux({self._mux.patterns()!r})"

@@ -11,8 +11,9 @@ the factories below), the app's own settings (``app.settings`` extends
 
 Factory contract (what a kind's ``"module:function"`` must be)::
 
-    # generator kinds (llamacpp, openai-chat, openai-responses, anthropic, gemini,
-    # ollama, openai-compatible, llamacpp-server)
+    # generator kinds: llamacpp, and every HTTP kind of genx.generators.provider_kinds
+    # (openai-chat, openai-responses, anthropic, gemini, ollama, openai-compatible,
+    # llamacpp-server), all served by genx.generators.providers.factory:build
     def from_config(spec: GeneratorSpec, provider: ProviderSpec | None, secrets: SecretStore) -> Generator
 
     # transformer kinds (piper, faster-whisper, webrtcvad); spec is the VoiceSpec /
@@ -33,7 +34,11 @@ Factory contract (what a kind's ``"module:function"`` must be)::
   the values.
 * Factories must be cheap: no weights loading and no network in the factory;
   load lazily (in a worker thread) on first use. Raise :class:`ConfigError`
-  for configuration the kind cannot honour (e.g. unknown ``options`` keys).
+  (or the provider adapters' ``ProviderConfigError``, whose ``key`` the loader
+  keeps) for configuration the kind cannot honour (e.g. unknown ``options`` keys).
+* Provider headers whose names look like credentials (``Authorization``,
+  ``x-api-key`` …) must be secret references: a plain string there is a
+  ConfigError at ``providers.<name>.headers.<Header>`` when the file is parsed.
 """
 
 from genx.modelloader.errors import ConfigError

@@ -129,7 +129,25 @@ def _build(make: Callable[..., Any], args: tuple[Any, ...], *, what: str, key: s
             raise ConfigError(e.detail, source=source, key=e.key or key) from e
         raise
     except Exception as e:
-        raise ConfigError(f"{what} failed to load: {type(e).__name__}: {e}", source=source, key=key) from e
+        raise _as_config_error(e, what=what, key=key, source=source) from e
+
+
+def _as_config_error(e: Exception, *, what: str, key: str, source: str | Path | None) -> ConfigError:
+    """A factory's failure as a ConfigError; a ``ProviderConfigError`` keeps its message at the key it names."""
+    # Imported here rather than at the top: genx.generators.providers pulls in httpx and every adapter
+    # (the app imports the loader at start-up), and it is loaded already whenever its factory raised.
+    from genx.generators.providers.errors import ProviderConfigError
+
+    if isinstance(e, ProviderConfigError):
+        return ConfigError(e.message, source=source, key=_join_key(key, e.key))
+    return ConfigError(f"{what} failed to load: {type(e).__name__}: {e}", source=source, key=key)
+
+
+def _join_key(table: str, key: str | None) -> str:
+    """``key`` relative to the generator's ``table``, unless it is already absolute (``providers.…``)."""
+    if not key:
+        return table
+    return key if key.startswith("providers.") else f"{table}.{key}"
 
 
 __all__ = ["LoadResult", "check_model_files", "load_config", "load_into"]

@@ -2,7 +2,9 @@
 
 Importing a kind's module is deferred until a configuration uses it, so a
 missing optional dependency (llama-cpp-python, piper-tts…) only matters for
-the kinds that need it, and the error says what to install.
+the kinds that need it, and the error says what to install. The HTTP kinds
+are the provider kinds table's (:data:`genx.generators.provider_kinds.KINDS`,
+a light module), all served by :func:`genx.generators.providers.factory.build`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from genx.errors import AlreadyRegisteredError
+from genx.generators.provider_kinds import KINDS as HTTP_KINDS
 from genx.modelloader.errors import ConfigError
 from genx.modelloader.files import pip_name
 
@@ -31,15 +34,12 @@ class KindEntry:
 
 # Generator factories: (spec: GeneratorSpec, provider: ProviderSpec | None, secrets: SecretStore) -> Generator
 # Transformer factories: (spec: TransformerSpec subclass, secrets: SecretStore) -> Transformer
+#: Every HTTP kind of the provider kinds table is built by the one provider factory.
+HTTP_FACTORY = "genx.generators.providers.factory:build"
+
 BUILTIN_KINDS: tuple[KindEntry, ...] = (
     KindEntry("llamacpp", "generator", "genx.generators.llamacpp:from_config", "llama-cpp-python[server]"),
-    KindEntry("openai-chat", "generator", "genx.generators.providers.openai_chat:from_config"),
-    KindEntry("openai-compatible", "generator", "genx.generators.providers.openai_chat:from_config"),
-    KindEntry("llamacpp-server", "generator", "genx.generators.providers.openai_chat:from_config"),
-    KindEntry("openai-responses", "generator", "genx.generators.providers.openai_responses:from_config"),
-    KindEntry("anthropic", "generator", "genx.generators.providers.anthropic:from_config"),
-    KindEntry("gemini", "generator", "genx.generators.providers.gemini:from_config"),
-    KindEntry("ollama", "generator", "genx.generators.providers.ollama:from_config"),
+    *(KindEntry(kind, "generator", HTTP_FACTORY) for kind in HTTP_KINDS),
     # Offline transformers: genx.local's factories take the spec objects directly.
     KindEntry("piper", "transformer", "genx.local.piper_tts:from_config", "piper-tts"),
     KindEntry("faster-whisper", "transformer", "genx.local.asr:from_config", "faster-whisper"),
@@ -131,4 +131,4 @@ def _import_target(e: KindEntry, key: str) -> Callable[..., Any]:
     return fn  # type: ignore[no-any-return]
 
 
-__all__ = ["BUILTIN_KINDS", "KindEntry", "KindRegistry", "Role", "default_registry"]
+__all__ = ["BUILTIN_KINDS", "HTTP_FACTORY", "KindEntry", "KindRegistry", "Role", "default_registry"]

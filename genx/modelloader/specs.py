@@ -9,7 +9,8 @@ TOML shape::
     [providers.openai]
     kind = "openai-chat"
     base_url = "https://api.openai.com/v1"       # optional, kind default otherwise
-    api_key = { env = "OPENAI_API_KEY" }
+    api_key = { env = "OPENAI_API_KEY" }         # a reference; without it OPENAI_API_KEY, default host only
+    headers = { "X-Title" = "parley" }           # credential headers must be references too
 
     [[generators]]
     name = "openai/gpt-4o-mini"                  # mux pattern (+ and # allowed)
@@ -47,8 +48,9 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator,
 from pydantic_core import PydanticCustomError
 
 from genx.errors import PatternError
+from genx.generators.provider_kinds import is_credential_header
 from genx.model import ModelParams
-from genx.modelloader.errors import reference_error
+from genx.modelloader.errors import key_path, reference_error
 from genx.modelloader.files import ModelFile
 from genx.modelloader.secrets import SecretRef
 from genx.mux import TopicMux, validate_pattern
@@ -97,6 +99,19 @@ class ProviderSpec(Spec):
     headers: dict[str, str | SecretRef] = Field(default_factory=dict)
     options: dict[str, Any] = Field(default_factory=dict)
     _name: str = PrivateAttr(default="")
+
+    @model_validator(mode="after")
+    def _credential_headers_are_references(self) -> ProviderSpec:
+        clear = [name for name, value in self.headers.items() if isinstance(value, str) and is_credential_header(name)]
+        if clear:
+            raise reference_error(
+                [
+                    f"{key_path(('headers', name))}: this header carries a credential, which is never written in the config file; "
+                    'write { env = "VARIABLE" } or { keyring = "service/user" }'
+                    for name in clear
+                ]
+            )
+        return self
 
     @property
     def name(self) -> str:

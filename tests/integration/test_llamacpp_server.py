@@ -27,7 +27,7 @@ import pytest
 from genx.chunk import FuncCall, Message, MessageChunk, Text, ToolResult
 from genx.errors import Done, Truncated
 from genx.generators.providers import OpenAIChatGenerator, ProviderStream, Timeouts, openai_compatible
-from genx.generators.providers.factory import from_config
+from genx.generators.providers.factory import build
 from genx.model import ModelContextBuilder, ModelParams
 from genx.tools import FuncTool
 
@@ -165,7 +165,7 @@ async def test_closing_mid_stream_frees_the_server_for_the_next_request(llama_se
 
 
 async def test_model_loader_factory_reaches_the_server(llama_server: str) -> None:
-    g = from_config({"name": "local", "model": "smollm2"}, {"name": "local", "kind": "llamacpp-server", "base_url": llama_server}, None)
+    g = build({"name": "local", "model": "smollm2"}, {"name": "local", "kind": "llamacpp-server", "base_url": llama_server}, None)
     chunks, end = await drain(await g.generate_stream("local", ModelContextBuilder().user("Hi").params(max_tokens=8).build()))
     await g.aclose()
     assert isinstance(end, Done | Truncated) and any(isinstance(c.part, Text) for c in chunks)

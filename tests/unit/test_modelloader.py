@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -562,7 +564,20 @@ def test_default_registry_declares_the_builtin_kinds_without_importing_them() ->
     }
     assert set(reg.kinds("transformer")) >= {"piper", "faster-whisper", "webrtcvad"}
     assert reg.entry("llamacpp", "generator").target == "genx.generators.llamacpp:from_config"
-    assert reg.entry("openai-chat", "generator").target == "genx.generators.providers.openai_chat:from_config"
+    for kind in ("openai-chat", "openai-responses", "anthropic", "gemini", "ollama", "openai-compatible", "llamacpp-server"):
+        assert reg.entry(kind, "generator").target == "genx.generators.providers.factory:build"
+    probe = (
+        "import sys; from genx.modelloader import default_registry, load_config; default_registry(); "
+        "print(sorted(m for m in ('httpx', 'genx.generators.providers', 'llama_cpp') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
+    assert out.stdout.strip() == "[]"
 
 
 def test_registry_copies_are_independent() -> None:

@@ -33,7 +33,7 @@ from genx.generators.providers.errors import (
     classify_body,
     parse_retry_after,
 )
-from genx.generators.providers.factory import from_config
+from genx.generators.providers.factory import build
 from genx.model import ModelContextBuilder, ModelParams
 
 SECRET = "sk-test-SECRET-1234567890"
@@ -52,7 +52,8 @@ def test_base_url_without_scheme_is_a_config_error_naming_the_provider() -> None
         openai_compatible("groq", base_url="api.groq.com/openai/v1", api_key="k")
 
 
-def test_missing_api_key_names_the_environment_variable() -> None:
+def test_missing_api_key_names_the_environment_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(ProviderConfigError, match="ANTHROPIC_API_KEY"):
         AnthropicGenerator(model="claude")
 
@@ -163,7 +164,7 @@ async def test_factory_builds_from_spec_and_resolves_the_key_only_when_requestin
         "system_prompt": "You are fast.",
         "options": {"timeouts": {"read": 5}},
     }
-    gen = from_config(spec, provider, secrets, client=client)
+    gen = build(spec, provider, secrets, client=client)
     assert secrets.calls == 0  # no secret lookup in the factory
     assert gen.config.timeouts == Timeouts(read=5.0)
     stream = await gen.generate_stream("fast", ModelContextBuilder().prompt("Persona").user("hi").params(max_tokens=7).build())
@@ -180,7 +181,7 @@ async def test_factory_builds_from_spec_and_resolves_the_key_only_when_requestin
 
 async def test_missing_key_fails_the_request_with_a_config_error_not_the_factory(caplog: pytest.LogCaptureFixture) -> None:
     seen, client = _capture()
-    gen = from_config(
+    gen = build(
         {"name": "g", "model": "gpt"}, {"name": "openai", "kind": "openai-chat", "api_key": {"env": "X"}}, FakeSecrets(None), client=client
     )
     stream = await gen.generate_stream("g", ModelContextBuilder().user("hi").build())
@@ -193,21 +194,21 @@ async def test_missing_key_fails_the_request_with_a_config_error_not_the_factory
 
 def test_factory_rejects_unknown_options_and_kinds() -> None:
     with pytest.raises(GenxError, match="unknown option"):
-        from_config({"name": "g", "options": {"temprature": 1}}, {"name": "openai", "kind": "openai-chat"}, FakeSecrets("k"))
+        build({"name": "g", "options": {"temprature": 1}}, {"name": "openai", "kind": "openai-chat"}, FakeSecrets("k"))
     with pytest.raises(GenxError, match="not an HTTP provider kind"):
-        from_config({"name": "g", "kind": "llamacpp"}, None, None)
+        build({"name": "g", "kind": "llamacpp"}, None, None)
     with pytest.raises(GenxError, match="unknown quirk"):
-        from_config(
+        build(
             {"name": "g", "options": {"quirks": {"nope": 1}}}, {"name": "x", "kind": "openai-compatible", "base_url": "http://h/v1"}, None
         )
 
 
 def test_factory_picks_the_compat_row_by_server_option_or_provider_name() -> None:
-    g = from_config({"name": "g"}, {"name": "deepseek", "kind": "openai-compatible"}, FakeSecrets("k"))
+    g = build({"name": "g"}, {"name": "deepseek", "kind": "openai-compatible"}, FakeSecrets("k"))
     assert g.config.base_url == "https://api.deepseek.com/v1"
-    g = from_config({"name": "g", "options": {"server": "lmstudio"}}, {"name": "local", "kind": "openai-compatible"}, None)
+    g = build({"name": "g", "options": {"server": "lmstudio"}}, {"name": "local", "kind": "openai-compatible"}, None)
     assert g.config.base_url == "http://127.0.0.1:1234/v1" and g.config.auth == "none"
-    g = from_config(
+    g = build(
         {"name": "g", "kind": "llamacpp-server"}, {"name": "srv", "kind": "llamacpp-server", "base_url": "http://127.0.0.1:9/v1"}, None
     )
     assert g.config.base_url == "http://127.0.0.1:9/v1"
@@ -230,7 +231,7 @@ async def test_api_key_never_appears_in_logs_or_errors(caplog: pytest.LogCapture
 
 async def test_factory_sends_plain_provider_headers_without_a_secret_store() -> None:
     seen, client = _capture()
-    gen = from_config(
+    gen = build(
         {"name": "g", "model": "m"}, {"name": "local", "kind": "llamacpp-server", "headers": {"X-Title": "parley"}}, None, client=client
     )
     [c async for c in await gen.generate_stream("g", ModelContextBuilder().user("hi").build())]

@@ -13,10 +13,13 @@ Layers: request building and event conversion are pure functions / per-stream
 converter objects (no I/O, tested on recorded streams); :class:`HttpGenerator`
 drives one dialect over :class:`HttpTransport`.
 
-Each adapter module exposes a constructor (``OpenAIChatGenerator(base_url,
-api_key, model, headers=, timeouts=, quirks=, client=)`` and friends) and a thin
-``from_config(spec, provider, secrets)`` for the model loader, all implemented
-by :mod:`.factory` (secrets are resolved per request, never in the factory).
+Every kind's defaults (dialect, base URL, auth header, key variable, quirks)
+are one row of :mod:`genx.generators.provider_kinds`. Each adapter module
+exposes a constructor over its row (``OpenAIChatGenerator(base_url, api_key,
+model, headers=, timeouts=, quirks=, client=)`` and friends, see
+:class:`KindGenerator`); :func:`.factory.build` is the model loader's factory
+for every HTTP kind (secrets are resolved per request, never in the factory).
+Keys from environment variables go only to a kind's own default host.
 
 Usage is exposed twice: ``ProviderStream.usage`` after the end, and the last
 chunk of every stream (no part, ``meta={"usage": …, "finish_reason": …}``).
@@ -27,9 +30,10 @@ config file (``genx.modelloader``), the in-process llama.cpp generator.
 
 from __future__ import annotations
 
+from genx.generators.provider_kinds import PROVIDER_KINDS, ChatQuirks, ProviderKind
 from genx.generators.providers.accumulate import MessageAccumulator, accumulate
 from genx.generators.providers.anthropic import AnthropicGenerator
-from genx.generators.providers.compat import COMPAT_ROWS, CompatRow, openai_compatible
+from genx.generators.providers.compat import COMPAT_ROWS, openai_compatible
 from genx.generators.providers.config import ProviderConfig, RetryPolicy, Timeouts
 from genx.generators.providers.errors import (
     AuthenticationError,
@@ -50,22 +54,23 @@ from genx.generators.providers.errors import (
     UnsupportedSettingError,
 )
 from genx.generators.providers.gemini import GeminiGenerator
-from genx.generators.providers.generator import HttpGenerator, NoToolCallError, ProviderStream
+from genx.generators.providers.generator import HttpGenerator, KindGenerator, NoToolCallError, ProviderStream
 from genx.generators.providers.ollama import OllamaGenerator
-from genx.generators.providers.openai_chat import ChatQuirks, OpenAIChatGenerator
+from genx.generators.providers.openai_chat import OpenAIChatGenerator
 from genx.generators.providers.openai_responses import OpenAIResponsesGenerator
 
 __all__ = [
     "COMPAT_ROWS",
+    "PROVIDER_KINDS",
     "AnthropicGenerator",
     "AuthenticationError",
     "BadRequestError",
     "ChatQuirks",
-    "CompatRow",
     "ContentFilterError",
     "ContextLengthError",
     "GeminiGenerator",
     "HttpGenerator",
+    "KindGenerator",
     "MessageAccumulator",
     "ModelNotFoundError",
     "NoToolCallError",
@@ -78,6 +83,7 @@ __all__ = [
     "ProviderConfigError",
     "ProviderConnectionError",
     "ProviderError",
+    "ProviderKind",
     "ProviderStream",
     "ProviderTimeoutError",
     "RateLimitError",

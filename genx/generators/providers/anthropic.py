@@ -25,10 +25,10 @@ from typing import Any, Literal
 
 from genx.chunk import Blob, Message, MessageChunk, Role, Text, Thinking
 from genx.errors import Done
-from genx.generators.providers.config import ProviderConfig, timeouts_from
+from genx.generators.providers.config import ProviderConfig
 from genx.generators.providers.convert import ConverterBase, as_int, call_chunk, end_for_finish, text_chunk, thinking_chunk
 from genx.generators.providers.errors import UnsupportedSettingError, classify
-from genx.generators.providers.generator import HttpGenerator
+from genx.generators.providers.generator import KindGenerator
 from genx.generators.providers.request import b64, blob_kind, deep_merge, map_params, signature_usable, system_text, unsupported_blob
 from genx.generators.providers.toolcalls import FunctionToolLike, function_specs, pair_tool_results
 from genx.generators.providers.transport import WireRequest
@@ -304,40 +304,16 @@ class AnthropicDialect:
         return anthropic_convert_response(provider, body)
 
 
-class AnthropicGenerator(HttpGenerator):
-    """``AnthropicGenerator(api_key=…, model="claude-sonnet-4-0")``; ``base_url`` defaults to https://api.anthropic.com."""
+class AnthropicGenerator(KindGenerator):
+    """``AnthropicGenerator(api_key=…, model="claude-sonnet-4-0")``.
 
-    def __init__(
-        self,
-        base_url: str = "https://api.anthropic.com",
-        api_key: str | None = None,
-        model: str | None = None,
-        *,
-        headers: Mapping[str, str] | None = None,
-        timeouts: Any = None,
-        provider: str = "anthropic",
-        config: ProviderConfig | None = None,
-        **kw: Any,
-    ) -> None:
-        if config is None:
-            config = ProviderConfig(
-                provider=provider,
-                base_url=base_url,
-                api_key=api_key,
-                model=model,
-                headers=dict(headers or {}),
-                timeouts=timeouts if hasattr(timeouts, "read") else timeouts_from(timeouts),
-                auth="x-api-key",
-                api_key_env="ANTHROPIC_API_KEY",
-            )
-        super().__init__(config, AnthropicDialect(), **kw)
+    Defaults from the kinds table: https://api.anthropic.com, key ``ANTHROPIC_API_KEY``.
+    """
 
+    KIND = "anthropic"
 
-def from_config(spec: Any, provider: Any = None, secrets: Any = None, **kw: Any) -> HttpGenerator:
-    """Model-loader factory for kind ``anthropic`` (see :mod:`genx.generators.providers.factory`)."""
-    from genx.generators.providers.factory import build
-
-    return build(spec, provider, secrets, kind="anthropic", **kw)
+    def new_dialect(self) -> AnthropicDialect:
+        return AnthropicDialect()
 
 
 __all__ = [
@@ -348,5 +324,4 @@ __all__ = [
     "anthropic_messages",
     "anthropic_usage",
     "build_anthropic_body",
-    "from_config",
 ]

@@ -2,8 +2,8 @@
 
 :class:`ProviderConfig` is what an adapter constructor receives. Its ``repr``
 redacts the API key and every auth-looking header, so logging a config never
-leaks a secret. :func:`config_from_mapping` is the thin bridge the model loader
-calls (``from_config(spec, provider, secrets)`` in each adapter module).
+leaks a secret. :func:`kind_config` fills one in from a row of the provider
+kinds table (:mod:`genx.generators.provider_kinds`) for the adapter constructors.
 """
 
 from __future__ import annotations
@@ -11,14 +11,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import urlsplit
 
+from genx.generators.provider_kinds import AuthStyle, ProviderKind, is_credential_header
 from genx.generators.providers.errors import ProviderConfigError
-
-AuthStyle = Literal["bearer", "x-api-key", "x-goog-api-key", "none"]
-
-_SECRET_HEADER_HINTS = ("auth", "key", "token", "secret", "cookie")
 
 
 @dataclass(slots=True, frozen=True)
@@ -46,7 +43,7 @@ class RetryPolicy:
 
 
 def redact_headers(headers: Mapping[str, str]) -> dict[str, str]:
-    return {k: ("***" if any(h in k.lower() for h in _SECRET_HEADER_HINTS) else v) for k, v in headers.items()}
+    return {k: ("***" if is_credential_header(k) else v) for k, v in headers.items()}
 
 
 @dataclass(slots=True, frozen=True)
@@ -60,6 +57,8 @@ class ProviderConfig:
     The key is either ``api_key`` or, resolved at request time (from a worker
     thread), ``key_resolver()``; ``header_resolver()`` adds secret headers the
     same way. Without either and with ``api_key_required`` construction fails.
+    ``api_key_env`` is the variable the key falls back to (set only for the
+    kind's own default host); ``key_hint`` says why there is none otherwise.
     """
 
     provider: str
@@ -74,6 +73,7 @@ class ProviderConfig:
     api_key_env: str | None = None
     key_resolver: Callable[[], str | None] | None = field(default=None, repr=False, compare=False)
     header_resolver: Callable[[], Mapping[str, str]] | None = field(default=None, repr=False, compare=False)
+    key_hint: str = field(default="", repr=False, compare=False)
 
     def __post_init__(self) -> None:
         validate_base_url(self.provider, self.base_url)
@@ -82,7 +82,10 @@ class ProviderConfig:
 
     def missing_key(self) -> ProviderConfigError:
         env = f" or set the {self.api_key_env} environment variable" if self.api_key_env else ""
-        return ProviderConfigError(self.provider, f"no API key configured; add api_key to the provider's settings{env}")
+        hint = f" ({self.key_hint})" if self.key_hint else ""
+        return ProviderConfigError(
+            self.provider, f"no API key configured; add api_key to the provider's settings{env}{hint}", key="api_key"
+        )
 
     @property
     def resolves_secrets(self) -> bool:
@@ -127,7 +130,9 @@ def validate_base_url(provider: str, base_url: str) -> None:
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ProviderConfigError(
-            provider, f"base URL {base_url!r} needs an http:// or https:// scheme and a host (e.g. https://api.example.com/v1)"
+            provider,
+            f"base URL {base_url!r} needs an http:// or https:// scheme and a host (e.g. https://api.example.com/v1)",
+            key="base_url",
         )
 
 
@@ -149,48 +154,37 @@ def timeouts_from(spec: Mapping[str, Any] | float | None) -> Timeouts:
     )
 
 
-def config_from_mapping(
-    spec: Mapping[str, Any],
-    provider: Mapping[str, Any] | None,
-    secrets: Mapping[str, str] | None,
+def kind_config(
+    row: ProviderKind,
     *,
-    default_provider: str,
-    default_base_url: str | None,
-    auth: AuthStyle,
-    api_key_required: bool,
-    api_key_env: str | None,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    model: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    timeouts: Timeouts | Mapping[str, Any] | float | None = None,
+    provider: str | None = None,
 ) -> ProviderConfig:
-    """Merge a model ``spec`` over its ``provider`` section; keys are looked up in ``secrets`` then the environment.
+    """The config an adapter constructor builds for ``row``: its defaults under the caller's values.
 
-    Recognised keys: ``name``/``provider`` (label), ``base_url``, ``api_key``, ``api_key_env``,
-    ``model``, ``headers``, ``timeouts`` (number or ``{connect, read, write, pool}``),
-    ``max_retries``.
+    Without ``api_key`` the key comes from the row's environment variable, and only
+    when ``base_url`` is the row's own default host (a custom host never gets it).
     """
-    merged: dict[str, Any] = {**(provider or {}), **spec}
-    label = str(merged.get("provider") or merged.get("name") or default_provider)
-    base_url = merged.get("base_url") or default_base_url
-    if not base_url:
-        raise ProviderConfigError(label, "no base_url configured; add base_url (e.g. http://127.0.0.1:8080/v1) to the provider's settings")
-    env_name = merged.get("api_key_env") or api_key_env
-    key = merged.get("api_key")
-    if not key and secrets is not None:
-        key = secrets.get(label) or (secrets.get(env_name) if env_name else None) or secrets.get("api_key")
-    if not key and env_name:
-        key = os.environ.get(env_name)
-    retry = RetryPolicy()
-    if merged.get("max_retries") is not None:
-        retry = RetryPolicy(max_retries=int(merged["max_retries"]))
+    label = provider or row.label
+    url = base_url or row.base_url
+    if not url:
+        raise ProviderConfigError(label, "no base_url configured for this server; add base_url to its settings", key="base_url")
+    env = row.fallback_env(url)
     return ProviderConfig(
         provider=label,
-        base_url=str(base_url),
-        api_key=key or None,
-        model=merged.get("model"),
-        headers=dict(merged.get("headers") or {}),
-        timeouts=timeouts_from(merged.get("timeouts")),
-        retry=retry,
-        auth=auth,
-        api_key_required=bool(merged.get("api_key_required", api_key_required)),
-        api_key_env=env_name,
+        base_url=url,
+        api_key=api_key or (os.environ.get(env) if env else None) or None,
+        model=model,
+        headers=dict(headers or {}),
+        timeouts=timeouts if isinstance(timeouts, Timeouts) else timeouts_from(timeouts),
+        auth=row.auth,
+        api_key_required=row.api_key_required,
+        api_key_env=env,
+        key_hint=row.key_hint(url),
     )
 
 
@@ -199,7 +193,7 @@ __all__ = [
     "ProviderConfig",
     "RetryPolicy",
     "Timeouts",
-    "config_from_mapping",
+    "kind_config",
     "redact_headers",
     "timeouts_from",
     "validate_base_url",

@@ -47,7 +47,17 @@ class ProviderError(GenxError):
 
 
 class ProviderConfigError(ProviderError, ValueError):
-    """The adapter's configuration is unusable (missing key, bad base URL …)."""
+    """The adapter's configuration is unusable (missing key, bad base URL …).
+
+    ``key`` names the setting when known: relative to the generator's table
+    (``"options.server"``, ``"kind"``) or absolute when it starts with
+    ``providers.`` (``"providers.groq.base_url"``). The model loader turns it
+    into a ``ConfigError`` at that key.
+    """
+
+    def __init__(self, provider: str, message: str, *, key: str | None = None, **kw: Any) -> None:
+        super().__init__(provider, message, **kw)
+        self.key = key
 
 
 class UnsupportedSettingError(ProviderConfigError):

@@ -1,64 +1,62 @@
-"""``from_config(spec, provider, secrets)``: the model loader's factory for every HTTP kind.
+"""``build(spec, provider, secrets)``: the model loader's factory for every HTTP kind.
 
-Follows the contract in :mod:`genx.modelloader`: ``spec`` is a ``GeneratorSpec``
-(``kind``, ``model``, ``model_params()``, ``system_prompt``, ``options``),
-``provider`` the ``ProviderSpec`` it references (``name``, ``kind``,
-``base_url``, ``options``; its ``api_key`` / ``headers`` are resolved through
-``secrets.api_key(provider)`` / ``secrets.headers(provider)`` at request time,
-never here). Plain mappings with the same keys work too (tests, scripts).
+Registered with :mod:`genx.modelloader.registry` for each kind of the provider
+kinds table (:data:`genx.generators.provider_kinds.KINDS`), following the
+contract in :mod:`genx.modelloader`: ``spec`` is a ``GeneratorSpec`` (``kind``,
+``model``, ``model_params()``, ``system_prompt``, ``options``), ``provider``
+the ``ProviderSpec`` it references (``name``, ``kind``, ``base_url``,
+``api_key``, ``headers``, ``options``). Plain mappings with the same keys work
+too (tests, scripts; there ``api_key`` may also be a literal string).
 
-Kinds: ``openai-chat``, ``openai-compatible`` (row from ``options.server``, else
-the provider name when it is a row, else generic), ``llamacpp-server``,
-``openai-responses``, ``anthropic``, ``gemini``, ``ollama``.
+Keys: a secret reference in ``api_key`` is resolved through
+``secrets.api_key(provider)`` at request time, never here. Without one, the
+kind's environment variable (``OPENAI_API_KEY`` …) is read at request time,
+and only when the base URL is the kind's own default host: a custom
+``base_url`` gets a key only from an explicit reference. Headers whose names
+look like credentials (``Authorization``, ``x-api-key``, ``api-key`` …) must be
+secret references too (resolved through ``secrets.headers(provider)``).
+
+Rows: ``openai-compatible`` takes the server row from ``options.server``, else
+the provider name when it is a server, else the generic row (``base_url``
+required).
 
 Options (provider options, overridden by the generator's): ``server``,
 ``quirks`` (Chat Completions quirk overrides), ``timeouts`` (seconds or
 ``{connect, read, write, pool}``), ``max_retries``. Anything else is a config error.
+
+Errors are :class:`~genx.generators.providers.errors.ProviderConfigError` with
+``key`` naming the setting; the loader turns them into ``ConfigError`` s.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from genx.generators.providers.anthropic import AnthropicDialect
-from genx.generators.providers.compat import COMPAT_ROWS, CompatRow
-from genx.generators.providers.config import AuthStyle, ProviderConfig, RetryPolicy, timeouts_from
+from genx.generators.provider_kinds import KINDS, SERVERS, DialectName, ProviderKind, is_credential_header
+from genx.generators.providers.anthropic import AnthropicGenerator
+from genx.generators.providers.config import ProviderConfig, RetryPolicy, timeouts_from
 from genx.generators.providers.errors import ProviderConfigError
-from genx.generators.providers.gemini import GeminiDialect
-from genx.generators.providers.generator import Dialect, HttpGenerator
-from genx.generators.providers.ollama import OllamaDialect, OllamaGenerator
-from genx.generators.providers.openai_chat import ChatDialect, ChatQuirks, quirks_with
-from genx.generators.providers.openai_responses import ResponsesDialect
+from genx.generators.providers.gemini import GeminiGenerator
+from genx.generators.providers.generator import KindGenerator
+from genx.generators.providers.ollama import OllamaGenerator
+from genx.generators.providers.openai_chat import ChatDialect, OpenAIChatGenerator, quirks_with
+from genx.generators.providers.openai_responses import OpenAIResponsesGenerator
 from genx.model import ModelParams
 
 OPTION_KEYS = frozenset({"server", "quirks", "timeouts", "max_retries"})
 
-
-@dataclass(slots=True, frozen=True)
-class KindDefaults:
-    base_url: str | None
-    auth: AuthStyle
-    api_key_required: bool
-    api_key_env: str | None
-
-
-KINDS: dict[str, KindDefaults] = {
-    "openai-chat": KindDefaults("https://api.openai.com/v1", "bearer", True, "OPENAI_API_KEY"),
-    "openai-responses": KindDefaults("https://api.openai.com/v1", "bearer", True, "OPENAI_API_KEY"),
-    "anthropic": KindDefaults("https://api.anthropic.com", "x-api-key", True, "ANTHROPIC_API_KEY"),
-    "gemini": KindDefaults("https://generativelanguage.googleapis.com", "x-goog-api-key", True, "GEMINI_API_KEY"),
-    "ollama": KindDefaults("http://127.0.0.1:11434", "bearer", False, None),
+#: The adapter class of each dialect of the kinds table.
+ADAPTERS: dict[DialectName, type[KindGenerator]] = {
+    "chat": OpenAIChatGenerator,
+    "responses": OpenAIResponsesGenerator,
+    "anthropic": AnthropicGenerator,
+    "gemini": GeminiGenerator,
+    "ollama": OllamaGenerator,
 }
-_DIALECTS: dict[str, Callable[[], Dialect]] = {
-    "openai-responses": ResponsesDialect,
-    "anthropic": AnthropicDialect,
-    "gemini": GeminiDialect,
-    "ollama": OllamaDialect,
-}
-_GENERIC_ROW = CompatRow("openai-compatible", None, api_key_required=False, quirks=ChatQuirks())
+
+KeyResolver = Callable[[], str | None]
 
 
 def _get(obj: Any, key: str, default: Any = None) -> Any:
@@ -69,15 +67,6 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
     return getattr(obj, key, default)
 
 
-def config_error(message: str, key: str | None = None) -> Exception:
-    """The model loader's ConfigError when available (it is a GenxError), else ProviderConfigError."""
-    try:
-        from genx.modelloader.errors import ConfigError
-    except ImportError:  # pragma: no cover - the loader is part of genx
-        return ProviderConfigError(key or "config", message)
-    return ConfigError(message, key=key)
-
-
 def _secret_str(v: Any) -> str | None:
     if v is None:
         return None
@@ -85,95 +74,130 @@ def _secret_str(v: Any) -> str | None:
     return str(get()) if callable(get) else str(v)
 
 
-def _resolvers(provider: Any, secrets: Any, env: str | None) -> tuple[Callable[[], str | None], Callable[[], Mapping[str, str]] | None]:
-    def key() -> str | None:
-        if provider is not None and secrets is not None and _get(provider, "api_key") is not None and hasattr(secrets, "api_key"):
-            return _secret_str(secrets.api_key(provider))
-        if isinstance(secrets, Mapping):
-            v = secrets.get(str(_get(provider, "name", ""))) or (secrets.get(env) if env else None)
-            if v:
-                return str(v)
-        direct = _get(provider, "api_key")
-        if isinstance(direct, str) and direct:
-            return direct
-        return os.environ.get(env) if env else None
+class _Where:
+    """Key paths of one generator's settings: ``options.x`` (generator's own) or ``providers.<name>.x``."""
 
-    headers: Callable[[], Mapping[str, str]] | None = None
-    if provider is not None and _get(provider, "headers") and secrets is not None and hasattr(secrets, "headers"):
+    __slots__ = ("generator_options", "prefix")
 
-        def headers() -> Mapping[str, str]:
-            return dict(secrets.headers(provider))
+    def __init__(self, provider_name: str | None, generator_options: Mapping[str, Any]) -> None:
+        self.prefix = f"providers.{provider_name}" if provider_name else ""
+        self.generator_options = generator_options
 
-    return key, headers
+    def provider(self, key: str) -> str:
+        return f"{self.prefix}.{key}" if self.prefix else key
+
+    def option(self, name: str) -> str:
+        return f"options.{name}" if name in self.generator_options or not self.prefix else self.provider(f"options.{name}")
 
 
-def build(spec: Any, provider: Any = None, secrets: Any = None, *, kind: str | None = None, **kw: Any) -> HttpGenerator:
+def _select_row(kind: str, options: Mapping[str, Any], provider_name: str | None, where: _Where, label: str) -> ProviderKind:
+    """The kinds-table row a configuration means (see module docstring)."""
+    if kind == "openai-compatible":
+        server = options.get("server") or (provider_name if provider_name in SERVERS else None)
+        if server is None:
+            return KINDS[kind]
+        if server not in SERVERS:
+            known = ", ".join(sorted(SERVERS))
+            raise ProviderConfigError(label, f"unknown server {server!r}; known: {known}", key=where.option("server"))
+        return SERVERS[server]
+    row = KINDS.get(kind)
+    if row is None:
+        raise ProviderConfigError(label, f"kind {kind!r} is not an HTTP provider kind; known: {', '.join(sorted(KINDS))}", key="kind")
+    return row
+
+
+def _key_source(
+    row: ProviderKind, provider: Any, secrets: Any, base_url: str, where: _Where, label: str
+) -> tuple[str | None, KeyResolver | None]:
+    """``(literal key, resolver)``: an explicit reference, else the env fallback for the default host only."""
+    ref = _get(provider, "api_key")
+    if isinstance(ref, str):
+        return (ref or None), None
+    if ref is not None:
+        if secrets is None or not hasattr(secrets, "api_key"):
+            raise ProviderConfigError(label, "api_key is a secret reference but no secret store was given", key=where.provider("api_key"))
+        return None, lambda: _secret_str(secrets.api_key(provider))
+    env = row.fallback_env(base_url)
+    if env is not None:
+        return None, lambda: os.environ.get(env) or None
+    if row.api_key_required:
+        # No source at all: the first request fails with the hint (not the app start, as for an unset variable).
+        return None, lambda: None
+    return None, None
+
+
+def _headers(provider: Any, secrets: Any, where: _Where, label: str) -> tuple[dict[str, str], Callable[[], Mapping[str, str]] | None]:
+    """``(static headers, resolver)``; a credential-looking header given as a plain string is a config error."""
+    headers: Mapping[str, Any] = _get(provider, "headers") or {}
+    for name, value in headers.items():
+        if isinstance(value, str) and is_credential_header(name):
+            raise ProviderConfigError(
+                label,
+                f"header {name!r} looks like a credential: never write its value in the config file; "
+                f'write {{ env = "VARIABLE" }} or {{ keyring = "service/user" }} instead',
+                key=where.provider(f"headers.{name}"),
+            )
+    if all(isinstance(v, str) for v in headers.values()):
+        return dict(headers), None
+    if secrets is None or not hasattr(secrets, "headers"):
+        raise ProviderConfigError(label, "headers hold secret references but no secret store was given", key=where.provider("headers"))
+    return {}, lambda: dict(secrets.headers(provider))
+
+
+def build(spec: Any, provider: Any = None, secrets: Any = None, *, kind: str | None = None, **kw: Any) -> KindGenerator:
     """A configured HTTP generator for ``spec`` (see module docstring); ``kw`` goes to the generator (``client=`` …)."""
     kind = kind or _get(spec, "effective_kind") or _get(spec, "kind") or _get(provider, "kind") or ""
-    options: dict[str, Any] = {**(_get(provider, "options") or {}), **(_get(spec, "options") or {})}
+    spec_options: Mapping[str, Any] = _get(spec, "options") or {}
+    options: dict[str, Any] = {**(_get(provider, "options") or {}), **spec_options}
+    provider_name = _get(provider, "name") or None
+    where = _Where(provider_name, spec_options)
+    label = str(provider_name or options.get("server") or kind or "provider")
     unknown = sorted(set(options) - OPTION_KEYS)
     if unknown:
-        raise config_error(f"unknown option(s) {', '.join(unknown)} for kind {kind!r}; known: {', '.join(sorted(OPTION_KEYS))}", "options")
-    label = str(_get(provider, "name") or options.get("server") or kind or "provider")
-    dialect: Dialect
-    if kind in ("openai-chat", "openai-compatible", "llamacpp-server"):
-        if kind == "openai-chat":
-            r = COMPAT_ROWS["openai"]
-        elif kind == "llamacpp-server":
-            r = COMPAT_ROWS["llamacpp"]
-        else:
-            server = options.get("server") or (label if label in COMPAT_ROWS else None)
-            if server is not None and server not in COMPAT_ROWS:
-                raise config_error(f"unknown server {server!r}; known: {', '.join(sorted(COMPAT_ROWS))}", "options.server")
-            r = COMPAT_ROWS[server] if server else _GENERIC_ROW
-        defaults = KindDefaults(r.base_url, r.auth, r.api_key_required, r.api_key_env)
-        try:
-            dialect = ChatDialect(quirks_with(label, r.quirks, options.get("quirks") or {}))
-        except ProviderConfigError as e:
-            raise config_error(e.message, "options.quirks") from e
-    elif kind in KINDS:
-        defaults = KINDS[kind]
-        if options.get("quirks"):
-            raise config_error(f"quirks apply to Chat Completions kinds only, not {kind!r}", "options.quirks")
-        dialect = _DIALECTS[kind]()
-    else:
-        known = ", ".join(sorted([*KINDS, "openai-chat", "openai-compatible", "llamacpp-server"]))
-        raise config_error(f"kind {kind!r} is not an HTTP provider kind; known: {known}")
-    base_url = _get(provider, "base_url") or defaults.base_url
+        known = ", ".join(sorted(OPTION_KEYS))
+        raise ProviderConfigError(
+            label, f"unknown option(s) {', '.join(unknown)} for kind {kind!r}; known: {known}", key=where.option(unknown[0])
+        )
+    row = _select_row(kind, options, provider_name, where, label)
+    base_url = _get(provider, "base_url") or row.base_url
     if not base_url:
-        raise config_error(f"provider {label!r} needs a base_url (e.g. http://127.0.0.1:8080/v1)", f"providers.{label}.base_url")
-    key, headers = _resolvers(provider, secrets, defaults.api_key_env)
-    static_headers = {} if headers is not None else {k: v for k, v in (_get(provider, "headers") or {}).items() if isinstance(v, str)}
+        raise ProviderConfigError(
+            label, f"provider {label!r} needs a base_url (e.g. http://127.0.0.1:8080/v1)", key=where.provider("base_url")
+        )
+    api_key, key_resolver = _key_source(row, provider, secrets, str(base_url), where, label)
+    static_headers, header_resolver = _headers(provider, secrets, where, label)
     retry = RetryPolicy(max_retries=int(options["max_retries"])) if options.get("max_retries") is not None else RetryPolicy()
     try:
         cfg = ProviderConfig(
             provider=label,
             base_url=str(base_url),
+            api_key=api_key,
             model=_get(spec, "model"),
             headers=static_headers,
             timeouts=timeouts_from(options.get("timeouts")),
             retry=retry,
-            auth=defaults.auth,
-            api_key_required=defaults.api_key_required,
-            api_key_env=defaults.api_key_env,
-            key_resolver=key,
-            header_resolver=headers,
+            auth=row.auth,
+            api_key_required=row.api_key_required,
+            api_key_env=row.fallback_env(str(base_url)),
+            key_resolver=key_resolver,
+            header_resolver=header_resolver,
+            key_hint=row.key_hint(str(base_url)),
         )
     except ProviderConfigError as e:
-        raise config_error(e.message, f"providers.{label}.base_url") from e
+        raise ProviderConfigError(label, e.message, key=where.provider(e.key or "base_url")) from e
     params_fn = _get(spec, "model_params")
     params: ModelParams | None = params_fn() if callable(params_fn) else _get(spec, "params")
     if params is not None and not isinstance(params, ModelParams):
         params = ModelParams(**dict(params))
-    gen_cls = OllamaGenerator if kind == "ollama" else HttpGenerator
-    if gen_cls is OllamaGenerator:
-        return OllamaGenerator(config=cfg, params=params, system_prompt=_get(spec, "system_prompt"), **kw)
-    return HttpGenerator(cfg, dialect, params=params, system_prompt=_get(spec, "system_prompt"), **kw)
+    quirks = options.get("quirks") or {}
+    if row.dialect == "chat":
+        try:
+            kw["dialect"] = ChatDialect(quirks_with(label, row.quirks, quirks))
+        except ProviderConfigError as e:
+            raise ProviderConfigError(label, e.message, key=where.option("quirks")) from e
+    elif quirks:
+        raise ProviderConfigError(label, f"quirks apply to Chat Completions kinds only, not {kind!r}", key=where.option("quirks"))
+    return ADAPTERS[row.dialect](config=cfg, params=params, system_prompt=_get(spec, "system_prompt"), **kw)
 
 
-def from_config(spec: Any, provider: Any = None, secrets: Any = None, **kw: Any) -> HttpGenerator:
-    """Generic entry point: the kind comes from ``spec`` / ``provider``."""
-    return build(spec, provider, secrets, **kw)
-
-
-__all__ = ["KINDS", "OPTION_KEYS", "KindDefaults", "build", "config_error", "from_config"]
+__all__ = ["ADAPTERS", "OPTION_KEYS", "build"]

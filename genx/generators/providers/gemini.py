@@ -32,10 +32,10 @@ from urllib.parse import quote
 
 from genx.chunk import Blob, FuncCall, Message, MessageChunk, Role, Text, Thinking
 from genx.errors import Blocked, Done, Truncated
-from genx.generators.providers.config import ProviderConfig, timeouts_from
+from genx.generators.providers.config import ProviderConfig
 from genx.generators.providers.convert import ConverterBase, as_int, call_chunk, text_chunk, thinking_chunk
 from genx.generators.providers.errors import ProviderError, classify
-from genx.generators.providers.generator import HttpGenerator
+from genx.generators.providers.generator import KindGenerator
 from genx.generators.providers.request import b64, blob_kind, deep_merge, map_params, signature_usable, system_text, unsupported_blob
 from genx.generators.providers.toolcalls import (
     DroppedCall,
@@ -398,40 +398,16 @@ class GeminiDialect:
         return gemini_convert_response(provider, body)
 
 
-class GeminiGenerator(HttpGenerator):
-    """``GeminiGenerator(api_key=…, model="gemini-2.5-flash")``; ``base_url`` defaults to https://generativelanguage.googleapis.com."""
+class GeminiGenerator(KindGenerator):
+    """``GeminiGenerator(api_key=…, model="gemini-2.5-flash")``.
 
-    def __init__(
-        self,
-        base_url: str = "https://generativelanguage.googleapis.com",
-        api_key: str | None = None,
-        model: str | None = None,
-        *,
-        headers: Mapping[str, str] | None = None,
-        timeouts: Any = None,
-        provider: str = "gemini",
-        config: ProviderConfig | None = None,
-        **kw: Any,
-    ) -> None:
-        if config is None:
-            config = ProviderConfig(
-                provider=provider,
-                base_url=base_url,
-                api_key=api_key,
-                model=model,
-                headers=dict(headers or {}),
-                timeouts=timeouts if hasattr(timeouts, "read") else timeouts_from(timeouts),
-                auth="x-goog-api-key",
-                api_key_env="GEMINI_API_KEY",
-            )
-        super().__init__(config, GeminiDialect(), **kw)
+    Defaults from the kinds table: https://generativelanguage.googleapis.com, key ``GEMINI_API_KEY``.
+    """
 
+    KIND = "gemini"
 
-def from_config(spec: Any, provider: Any = None, secrets: Any = None, **kw: Any) -> HttpGenerator:
-    """Model-loader factory for kind ``gemini`` (see :mod:`genx.generators.providers.factory`)."""
-    from genx.generators.providers.factory import build
-
-    return build(spec, provider, secrets, kind="gemini", **kw)
+    def new_dialect(self) -> GeminiDialect:
+        return GeminiDialect()
 
 
 __all__ = [
@@ -439,7 +415,6 @@ __all__ = [
     "GeminiDialect",
     "GeminiGenerator",
     "build_gemini_body",
-    "from_config",
     "gemini_contents",
     "gemini_convert_response",
     "gemini_usage",

@@ -18,14 +18,15 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Iterable
-from typing import Any, Literal, Protocol
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar, Literal, Protocol
 
 import httpx
 
 from genx.chunk import FuncCall, MessageChunk
 from genx.errors import Truncated
-from genx.generators.providers.config import ProviderConfig
+from genx.generators.provider_kinds import KINDS
+from genx.generators.providers.config import ProviderConfig, Timeouts, kind_config
 from genx.generators.providers.convert import ASSISTANT, ConverterBase
 from genx.generators.providers.errors import ProtocolError, ProviderError
 from genx.generators.providers.framing import NDJSONDecoder, SSEDecoder
@@ -274,4 +275,39 @@ class HttpGenerator:
         return (conv.usage or Usage(), call)
 
 
-__all__ = ["Dialect", "HttpGenerator", "NoToolCallError", "ProviderStream", "convert_bytes", "feed_ndjson", "feed_sse"]
+class KindGenerator(HttpGenerator):
+    """An :class:`HttpGenerator` whose defaults are the provider kinds table's row for ``KIND``.
+
+    ``Adapter(base_url=None, api_key=None, model=None, headers=, timeouts=, provider=)``:
+    ``base_url`` defaults to the row's; without ``api_key`` the row's environment
+    variable is read, for the default host only. ``config=`` replaces all of
+    these; ``dialect=`` replaces :meth:`new_dialect`; the rest goes to :class:`HttpGenerator`.
+    """
+
+    KIND: ClassVar[str]
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        model: str | None = None,
+        *,
+        headers: Mapping[str, str] | None = None,
+        timeouts: Timeouts | Mapping[str, Any] | float | None = None,
+        provider: str | None = None,
+        config: ProviderConfig | None = None,
+        dialect: Dialect | None = None,
+        **kw: Any,
+    ) -> None:
+        if config is None:
+            row = KINDS[self.KIND]
+            config = kind_config(
+                row, base_url=base_url, api_key=api_key, model=model, headers=headers, timeouts=timeouts, provider=provider
+            )
+        super().__init__(config, dialect if dialect is not None else self.new_dialect(), **kw)
+
+    def new_dialect(self) -> Dialect:
+        raise NotImplementedError
+
+
+__all__ = ["Dialect", "HttpGenerator", "KindGenerator", "NoToolCallError", "ProviderStream", "convert_bytes", "feed_ndjson", "feed_sse"]

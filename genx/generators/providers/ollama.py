@@ -19,10 +19,10 @@ from typing import Any, Literal
 
 from genx.chunk import Blob, FuncCall, MessageChunk, Role, Text
 from genx.errors import Done, Truncated
-from genx.generators.providers.config import ProviderConfig, timeouts_from
+from genx.generators.providers.config import ProviderConfig
 from genx.generators.providers.convert import ConverterBase, as_int, call_chunk, text_chunk, thinking_chunk
 from genx.generators.providers.errors import UnsupportedSettingError, classify
-from genx.generators.providers.generator import HttpGenerator, NoToolCallError
+from genx.generators.providers.generator import KindGenerator, NoToolCallError
 from genx.generators.providers.request import b64, blob_kind, deep_merge, map_params, only_text, system_text, unsupported_blob
 from genx.generators.providers.toolcalls import (
     DroppedCall,
@@ -182,35 +182,16 @@ class OllamaDialect:
         return ollama_convert_response(provider, body)
 
 
-class OllamaGenerator(HttpGenerator):
-    """``OllamaGenerator(model="qwen3:4b")``; ``base_url`` defaults to http://127.0.0.1:11434, no key needed.
+class OllamaGenerator(KindGenerator):
+    """``OllamaGenerator(model="qwen3:4b")``; defaults from the kinds table (http://127.0.0.1:11434, no key).
 
     ``invoke`` returns the structured-output JSON as the call's arguments.
     """
 
-    def __init__(
-        self,
-        base_url: str = "http://127.0.0.1:11434",
-        api_key: str | None = None,
-        model: str | None = None,
-        *,
-        headers: Mapping[str, str] | None = None,
-        timeouts: Any = None,
-        provider: str = "ollama",
-        config: ProviderConfig | None = None,
-        **kw: Any,
-    ) -> None:
-        if config is None:
-            config = ProviderConfig(
-                provider=provider,
-                base_url=base_url,
-                api_key=api_key,
-                model=model,
-                headers=dict(headers or {}),
-                timeouts=timeouts if hasattr(timeouts, "read") else timeouts_from(timeouts),
-                api_key_required=False,
-            )
-        super().__init__(config, OllamaDialect(), **kw)
+    KIND = "ollama"
+
+    def new_dialect(self) -> OllamaDialect:
+        return OllamaDialect()
 
     async def invoke(self, pattern: str, ctx: ModelContext, tool: FunctionToolLike) -> tuple[Usage, FuncCall]:
         req = self.dialect.invoke_request(self.config, self.model_for(pattern), self.context(ctx), tool)
@@ -232,19 +213,11 @@ class OllamaGenerator(HttpGenerator):
         return (conv.usage or Usage(), call)
 
 
-def from_config(spec: Any, provider: Any = None, secrets: Any = None, **kw: Any) -> HttpGenerator:
-    """Model-loader factory for kind ``ollama`` (see :mod:`genx.generators.providers.factory`)."""
-    from genx.generators.providers.factory import build
-
-    return build(spec, provider, secrets, kind="ollama", **kw)
-
-
 __all__ = [
     "OllamaConverter",
     "OllamaDialect",
     "OllamaGenerator",
     "build_ollama_body",
-    "from_config",
     "ollama_convert_response",
     "ollama_messages",
     "ollama_usage",

@@ -24,10 +24,11 @@ from typing import Any, Literal
 
 from genx.chunk import Blob, Message, MessageChunk, Role, Text
 from genx.errors import Blocked, Done
-from genx.generators.providers.config import ProviderConfig, timeouts_from
+from genx.generators.provider_kinds import OPENAI_QUIRKS, ChatQuirks
+from genx.generators.providers.config import ProviderConfig
 from genx.generators.providers.convert import ConverterBase, as_int, call_chunk, end_for_finish, text_chunk, thinking_chunk
 from genx.generators.providers.errors import ProviderConfigError, ProviderError, UnsupportedSettingError, classify
-from genx.generators.providers.generator import HttpGenerator
+from genx.generators.providers.generator import KindGenerator
 from genx.generators.providers.request import b64, blob_kind, data_url, deep_merge, map_params, only_text, system_text, unsupported_blob
 from genx.generators.providers.toolcalls import FunctionToolLike, function_specs, pair_tool_results
 from genx.generators.providers.transport import WireRequest
@@ -36,40 +37,6 @@ from genx.model import ModelContext, Usage
 _TRUNCATED = frozenset({"length", "max_tokens"})
 _BLOCKED = frozenset({"content_filter"})
 _AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
-
-
-@dataclass(slots=True, frozen=True)
-class ChatQuirks:
-    """What one Chat-Completions server accepts and how it streams."""
-
-    include_usage: bool = True  # send stream_options.include_usage
-    max_tokens_field: str = "max_tokens"  # OpenAI proper: max_completion_tokens
-    reasoning_fields: tuple[str, ...] = ("reasoning_content", "reasoning")
-    top_k: bool = False
-    repeat_penalty_field: str | None = None  # llama.cpp: repeat_penalty, vLLM/OpenRouter: repetition_penalty
-    seed: bool = True
-    penalties: bool = True  # frequency_penalty / presence_penalty
-    images: bool = True
-    audio: bool = False
-    forced_tool_choice: bool = True  # tool_choice {"type": "function", "function": {"name": …}}
-    system_role: str = "system"  # OpenAI o-series also take "developer"
-    null_content: bool = True  # assistant tool-call turns send content null; "" for servers whose chat template concatenates it
-
-    def param_names(self) -> dict[str, str | None]:
-        return {
-            "max_tokens": self.max_tokens_field,
-            "temperature": "temperature",
-            "top_p": "top_p",
-            "top_k": "top_k" if self.top_k else None,
-            "stop": "stop",
-            "frequency_penalty": "frequency_penalty" if self.penalties else None,
-            "presence_penalty": "presence_penalty" if self.penalties else None,
-            "repeat_penalty": self.repeat_penalty_field,
-            "seed": "seed" if self.seed else None,
-        }
-
-
-OPENAI_QUIRKS = ChatQuirks(max_tokens_field="max_completion_tokens", reasoning_fields=(), audio=True)
 
 
 # --------------------------------------------------------------------------- request
@@ -313,50 +280,31 @@ class ChatDialect:
         return chat_convert_response(provider, body, self.quirks)
 
 
-class OpenAIChatGenerator(HttpGenerator):
+class OpenAIChatGenerator(KindGenerator):
     """Chat Completions generator.
 
-    ``OpenAIChatGenerator(base_url="https://api.openai.com/v1", api_key=…, model="gpt-4o-mini")``;
-    for OpenAI-compatible servers prefer :func:`genx.generators.providers.compat.openai_compatible`.
-    ``timeouts`` / ``retry`` are :class:`~genx.generators.providers.config.Timeouts` /
-    :class:`~genx.generators.providers.config.RetryPolicy`; ``client`` injects an ``httpx.AsyncClient``.
+    ``OpenAIChatGenerator(api_key=…, model="gpt-4o-mini")``: defaults from the kinds table
+    (https://api.openai.com/v1, ``OPENAI_API_KEY``, :data:`OPENAI_QUIRKS`); for OpenAI-compatible
+    servers prefer :func:`genx.generators.providers.compat.openai_compatible`. ``quirks`` replaces the
+    row's; the rest as :class:`~genx.generators.providers.generator.KindGenerator`.
     """
+
+    KIND = "openai-chat"
 
     def __init__(
         self,
-        base_url: str = "https://api.openai.com/v1",
+        base_url: str | None = None,
         api_key: str | None = None,
         model: str | None = None,
         *,
-        headers: Mapping[str, str] | None = None,
-        timeouts: Any = None,
-        quirks: ChatQuirks = OPENAI_QUIRKS,
-        provider: str = "openai",
-        api_key_required: bool = True,
-        api_key_env: str | None = "OPENAI_API_KEY",
-        config: ProviderConfig | None = None,
+        quirks: ChatQuirks | None = None,
         **kw: Any,
     ) -> None:
-        if config is None:
-            config = ProviderConfig(
-                provider=provider,
-                base_url=base_url,
-                api_key=api_key,
-                model=model,
-                headers=dict(headers or {}),
-                timeouts=timeouts_from(timeouts) if not hasattr(timeouts, "read") else timeouts,
-                api_key_required=api_key_required,
-                api_key_env=api_key_env,
-            )
-        super().__init__(config, ChatDialect(quirks), **kw)
+        self._quirks = quirks if quirks is not None else OPENAI_QUIRKS
+        super().__init__(base_url, api_key, model, **kw)
 
-
-def from_config(spec: Any, provider: Any = None, secrets: Any = None, **kw: Any) -> HttpGenerator:
-    """Model-loader factory for ``openai-chat``, ``openai-compatible`` and ``llamacpp-server`` (see :mod:`.factory`)."""
-    from genx.generators.providers.factory import build
-
-    kind = getattr(spec, "effective_kind", None) or (spec.get("kind") if isinstance(spec, Mapping) else getattr(spec, "kind", None))
-    return build(spec, provider, secrets, kind=kind or "openai-chat", **kw)
+    def new_dialect(self) -> ChatDialect:
+        return ChatDialect(self._quirks)
 
 
 def quirks_with(provider: str, base: ChatQuirks, overrides: Mapping[str, Any]) -> ChatQuirks:
@@ -381,6 +329,5 @@ __all__ = [
     "chat_convert_response",
     "chat_messages",
     "chat_usage",
-    "from_config",
     "quirks_with",
 ]

@@ -26,10 +26,10 @@ from typing import Any, Literal
 
 from genx.chunk import Blob, Message, MessageChunk, Role, Text
 from genx.errors import Blocked, Done, Truncated
-from genx.generators.providers.config import ProviderConfig, timeouts_from
+from genx.generators.providers.config import ProviderConfig
 from genx.generators.providers.convert import ConverterBase, as_int, call_chunk, text_chunk, thinking_chunk
 from genx.generators.providers.errors import ProviderError, classify
-from genx.generators.providers.generator import HttpGenerator
+from genx.generators.providers.generator import KindGenerator
 from genx.generators.providers.request import (
     blob_kind,
     data_url,
@@ -310,39 +310,16 @@ class ResponsesDialect:
         return responses_convert_response(provider, body)
 
 
-class OpenAIResponsesGenerator(HttpGenerator):
-    """``OpenAIResponsesGenerator(api_key=…, model="gpt-5-mini")``; ``base_url`` defaults to https://api.openai.com/v1."""
+class OpenAIResponsesGenerator(KindGenerator):
+    """``OpenAIResponsesGenerator(api_key=…, model="gpt-5-mini")``.
 
-    def __init__(
-        self,
-        base_url: str = "https://api.openai.com/v1",
-        api_key: str | None = None,
-        model: str | None = None,
-        *,
-        headers: Mapping[str, str] | None = None,
-        timeouts: Any = None,
-        provider: str = "openai",
-        config: ProviderConfig | None = None,
-        **kw: Any,
-    ) -> None:
-        if config is None:
-            config = ProviderConfig(
-                provider=provider,
-                base_url=base_url,
-                api_key=api_key,
-                model=model,
-                headers=dict(headers or {}),
-                timeouts=timeouts if hasattr(timeouts, "read") else timeouts_from(timeouts),
-                api_key_env="OPENAI_API_KEY",
-            )
-        super().__init__(config, ResponsesDialect(), **kw)
+    Defaults from the kinds table: https://api.openai.com/v1, key ``OPENAI_API_KEY``.
+    """
 
+    KIND = "openai-responses"
 
-def from_config(spec: Any, provider: Any = None, secrets: Any = None, **kw: Any) -> HttpGenerator:
-    """Model-loader factory for kind ``openai-responses`` (see :mod:`genx.generators.providers.factory`)."""
-    from genx.generators.providers.factory import build
-
-    return build(spec, provider, secrets, kind="openai-responses", **kw)
+    def new_dialect(self) -> ResponsesDialect:
+        return ResponsesDialect()
 
 
 __all__ = [
@@ -350,7 +327,6 @@ __all__ = [
     "ResponsesConverter",
     "ResponsesDialect",
     "build_responses_body",
-    "from_config",
     "responses_convert_response",
     "responses_input",
     "responses_usage",
