@@ -13,7 +13,6 @@ from genx.errors import Done, ToolRoundLimitError, Truncated
 from genx.generators import Generator
 from genx.generators.providers import RateLimitError
 from genx.model import ModelContextBuilder, Usage
-from genx.tools import FuncTool
 from genx.toolrounds import (
     LABEL_CALL_ARGS,
     LABEL_CALL_END,
@@ -27,6 +26,7 @@ from genx.toolrounds import (
     is_tool_event,
     tool_event,
 )
+from genx.tools import FuncTool
 
 
 def ctx_with(*tools: FuncTool, question: str = "question?") -> Any:
@@ -112,7 +112,12 @@ async def test_each_call_is_reported_started_with_arguments_complete_then_with_i
     evs = [c for c in chunks if is_tool_event(c)]
     assert [c.label for c in evs] == [LABEL_CALL_START, LABEL_CALL_ARGS, LABEL_CALL_END, LABEL_RESULT]
     payloads = [tool_event(c) for c in evs]
-    assert [p.kind for p in payloads if p] == [ToolEventKind.CALL_START, ToolEventKind.ARGS_DELTA, ToolEventKind.CALL_END, ToolEventKind.RESULT]
+    assert [p.kind for p in payloads if p] == [
+        ToolEventKind.CALL_START,
+        ToolEventKind.ARGS_DELTA,
+        ToolEventKind.CALL_END,
+        ToolEventKind.RESULT,
+    ]
     assert payloads[1] is not None and payloads[1].arguments == '{"a": 1, "b": 2}'
     res = payloads[3]
     assert res is not None and res.result is not None and res.result.content == "3" and res.status == "ok"
@@ -176,7 +181,7 @@ async def test_a_hanging_tool_times_out_while_the_other_calls_of_its_round_finis
     stream = await runner.generate_stream("m", ctx_with(FuncTool.from_function(hang), ADD))
     _, end = await drain(stream)
     assert isinstance(end, Done)
-    (c1, t1, e1), (c2, t2, e2) = results_in(gen.contexts[1])
+    (_c1, t1, e1), (c2, t2, e2) = results_in(gen.contexts[1])
     assert e1 and "did not finish within 0.05 s" in t1
     assert (c2, t2, e2) == ("c2", "4", False)
     assert [c.status for c in stream.report.calls] == [CallStatus.TIMEOUT, CallStatus.OK]
@@ -235,7 +240,7 @@ async def test_a_model_looping_on_tools_is_asked_to_answer_after_the_last_round(
 async def test_a_model_that_keeps_calling_tools_ends_with_a_limit_error_and_a_consistent_history() -> None:
     gen = ScriptedGenerator([Turn(calls=[call("add", '{"a": 1, "b": 1}', "x")])], repeat_last=True)
     stream = await ToolRounds(gen, max_tool_rounds=1).generate_stream("m", ctx_with(ADD))
-    chunks, end = await drain(stream)
+    _chunks, end = await drain(stream)
     assert isinstance(end, ToolRoundLimitError)
     assert "after 1 tool round(s)" in str(end) and "max_tool_rounds" in str(end)
     assert len(gen.contexts) == 3  # one round, one refused turn, one last turn: bounded
@@ -415,7 +420,7 @@ async def test_an_error_in_a_later_turn_ends_the_stream_with_it_and_keeps_the_ea
     err = RateLimitError("openai", "slow down")
     gen = ScriptedGenerator([Turn(calls=[call("add", '{"a": 1, "b": 1}', "c1")]), Turn("partial", end=err)])
     stream = await ToolRounds(gen).generate_stream("m", ctx_with(ADD))
-    chunks, end = await drain(stream)
+    _chunks, end = await drain(stream)
     assert end is err
     assert [m.role for m in stream.report.messages] == [Role.ASSISTANT, Role.TOOL, Role.ASSISTANT]
     assert stream.report.end is err
