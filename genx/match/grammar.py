@@ -4,8 +4,9 @@ A valid line is what :meth:`Rule.line` writes: the rule name; if the rule has
 slots, ``": "`` and a non-empty, comma-separated (``", "``) list of
 ``slot=value`` in declared order, every required slot present (the colon part
 is mandatory then); values: int ``-?[0-9]{1,9}``, float ``-?[0-9]{1,9}(.[0-9]{1,6})?``,
-bool ``true|false``, a choices slot one of its words, a string 1-64 characters
-without ``,`` or a line break (not starting with a space). No line end: the
+bool ``true|false``, a choices slot one of its words, a string of 1 to the
+slot's ``max_length`` characters without ``,`` or a line break (not starting
+with a space). No line end: the
 grammar is complete after one line, so decoding stops there.
 
 Nonterminal names are generated (``r0``, ``r0-v1`` …) because GBNF names allow
@@ -22,13 +23,11 @@ _VALUES = {
     SlotType.INT: "int-value",
     SlotType.FLOAT: "float-value",
     SlotType.BOOL: "bool-value",
-    SlotType.STRING: "string-value",
 }
 _VALUE_RULES = [
     'int-value ::= "-"? [0-9]{1,9}',
     'float-value ::= "-"? [0-9]{1,9} ("." [0-9]{1,6})?',
     'bool-value ::= "true" | "false"',
-    "string-value ::= [^, \\t\\r\\n] [^,\\r\\n]{0,63}",
 ]
 
 
@@ -54,7 +53,14 @@ def literal(text: str) -> str:
 def _value(s: Slot) -> str:
     if s.choices:
         return "(" + " | ".join(literal(c) for c in s.choices) + ")"
+    if s.type is SlotType.STRING:
+        return f"string-{s.max_length}"
     return _VALUES[s.type]
+
+
+def _string_rule(n: int) -> str:
+    rest = f" [^,\\r\\n]{{0,{n - 1}}}" if n > 1 else ""
+    return f"string-{n} ::= [^, \\t\\r\\n]{rest}"
 
 
 def _rule_lines(i: int, rule: Rule) -> list[str]:
@@ -91,6 +97,8 @@ def gbnf(rules: Sequence[Rule]) -> str:
         lines += _rule_lines(i, r)
     used = {s.type for r in checked for s in r.slots if not s.choices}
     lines += [v for t, v in zip(_VALUES, _VALUE_RULES, strict=True) if t in used]
+    lengths = sorted({s.max_length for r in checked for s in r.slots if s.type is SlotType.STRING and not s.choices})
+    lines += [_string_rule(n) for n in lengths]
     return "\n".join(lines) + "\n"
 
 

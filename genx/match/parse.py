@@ -78,9 +78,8 @@ class MatchResult:
             if not a.has_value:
                 if a.slot.required:
                     out.append(f"{name}: missing")
-            elif not a.ok:
-                want = f"one of {list(a.slot.choices)}" if a.slot.choices else a.slot.type.value
-                out.append(f"{name}: {a.value!r} is not {want}")
+            elif why := a.slot.rejects(a.value):
+                out.append(f"{name}: {why}")
         return out
 
 

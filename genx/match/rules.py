@@ -34,13 +34,15 @@ class SlotType(enum.StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Slot:
-    """One value a rule extracts. ``choices`` restricts a string slot to fixed words."""
+    """One value a rule extracts. ``choices`` restricts a string slot to fixed words; ``max_length``
+    bounds a free string (a small model under a grammar otherwise fills it with whatever comes)."""
 
     name: str
     type: SlotType = SlotType.STRING
     description: str = ""
     required: bool = False
     choices: tuple[str, ...] = ()
+    max_length: int = 48
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not SLOT_NAME_RE.fullmatch(self.name):
@@ -52,6 +54,8 @@ class Slot:
             raise MatchRuleError("", f"slot {self.name!r} has type {self.type!r}; expected one of {kinds}") from None
         if self.description != self.description.strip() or "\n" in self.description or "\r" in self.description:
             raise MatchRuleError("", f"slot {self.name!r}: the description must be one trimmed line")
+        if not isinstance(self.max_length, int) or isinstance(self.max_length, bool) or not 1 <= self.max_length <= 1000:
+            raise MatchRuleError("", f"slot {self.name!r}: max_length must be an integer from 1 to 1000, got {self.max_length!r}")
         object.__setattr__(self, "choices", tuple(self.choices))
         if self.choices and self.type is not SlotType.STRING:
             raise MatchRuleError("", f"slot {self.name!r}: choices are only for string slots")
@@ -61,15 +65,26 @@ class Slot:
 
     def accepts(self, value: Any) -> bool:
         """True if ``value`` is a well-typed value of this slot."""
+        return not self.rejects(value)
+
+    def rejects(self, value: Any) -> str:
+        """Why ``value`` is not a value of this slot (``""`` when it is)."""
         if self.type is SlotType.BOOL:
-            return isinstance(value, bool)
-        if self.type is SlotType.INT:
-            return isinstance(value, int) and not isinstance(value, bool)
-        if self.type is SlotType.FLOAT:
-            return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-        if not isinstance(value, str) or not value.strip() or _BAD_IN_VALUE.search(value):
-            return False
-        return not self.choices or value in self.choices
+            ok = isinstance(value, bool)
+        elif self.type is SlotType.INT:
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif self.type is SlotType.FLOAT:
+            ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        elif self.choices:
+            return "" if value in self.choices else f"{value!r} is not one of {list(self.choices)}"
+        elif not isinstance(value, str) or not value.strip() or _BAD_IN_VALUE.search(value):
+            return f"{value!r} is not a non-empty string without ',' or a line break"
+        elif len(value) > self.max_length:
+            return f"{value!r} is longer than {self.max_length} characters"
+        else:
+            ok = True
+        article = "an" if self.type is SlotType.INT else "a"
+        return "" if ok else f"{value!r} is not {article} {self.type.value}"
 
 
 def format_value(slot: Slot, value: Any) -> str:
@@ -133,9 +148,9 @@ class Rule:
             slot = self.slot(key)
             if slot is None:
                 raise MatchRuleError(self.name, f"example {ex.text!r} sets {key!r}, which is not a slot of this rule")
-            if not slot.accepts(value):
-                want = f"one of {list(slot.choices)}" if slot.choices else f"a {slot.type.value} without ',' or a line break"
-                raise MatchRuleError(self.name, f"example {ex.text!r}: {key}={value!r} is not {want}")
+            why = slot.rejects(value)
+            if why:
+                raise MatchRuleError(self.name, f"example {ex.text!r}: {key}: {why}")
         for s in self.slots:
             if s.required and s.name not in ex.values:
                 raise MatchRuleError(self.name, f"example {ex.text!r} leaves out the required slot {s.name!r}")

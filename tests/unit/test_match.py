@@ -136,7 +136,7 @@ def test_chunk_boundaries_anywhere_give_the_same_results() -> None:
 
 def test_problems_name_missing_required_slots_and_values_of_the_wrong_type() -> None:
     [r] = Matcher(ROUTER).parse("convert: value=lots, from_unit=yards")
-    assert sorted(r.problems()) == ["from_unit: 'yards' is not one of ['km', 'mi']", "to_unit: missing", "value: 'lots' is not float"]
+    assert sorted(r.problems()) == ["from_unit: 'yards' is not one of ['km', 'mi']", "to_unit: missing", "value: 'lots' is not a float"]
     [good] = Matcher(ROUTER).parse("convert: value=20, to_unit=mi")
     assert good.problems() == []
 
@@ -160,8 +160,8 @@ def test_problems_name_missing_required_slots_and_values_of_the_wrong_type() -> 
         (lambda: Slot("x", choices=("a,b",)), "choice 'a,b'"),
         (lambda: Rule("r", "x", (Slot("a"), Slot("a"))), "declared twice"),
         (lambda: Rule("r", "x", (Slot("n", SlotType.INT),), (Example("hi", {"m": 1}),)), "'m', which is not a slot"),
-        (lambda: Rule("r", "x", (Slot("n", SlotType.INT),), (Example("hi", {"n": "one"}),)), "n='one' is not a int"),
-        (lambda: Rule("r", "x", (Slot("n", SlotType.INT),), (Example("hi", {"n": True}),)), "n=True"),
+        (lambda: Rule("r", "x", (Slot("n", SlotType.INT),), (Example("hi", {"n": "one"}),)), "n: 'one' is not an int"),
+        (lambda: Rule("r", "x", (Slot("n", SlotType.INT),), (Example("hi", {"n": True}),)), "n: True is not an int"),
         (lambda: Rule("r", "x", (Slot("n", SlotType.INT, required=True),), (Example("hi"),)), "required slot 'n'"),
         (lambda: Example("two\nlines"), "one non-empty line"),
         (lambda: Matcher([TIMER], none_examples=[""]), "none example"),
@@ -317,3 +317,15 @@ async def test_stopping_early_reads_no_further_and_closes_the_stream_once() -> N
         break
     await results.aclose()
     assert stream.reads == 1 and stream.closes == 1
+
+
+def test_a_free_string_is_bounded_by_its_slots_max_length() -> None:
+    grammar = gbnf(ROUTER)
+    assert admits(grammar, "time: place=" + "x" * 48)
+    assert not admits(grammar, "time: place=" + "x" * 49)
+    short = gbnf([Rule("code", "A code.", (Slot("c", max_length=3),))])
+    assert admits(short, "code: c=a b") and not admits(short, "code: c=abcd")
+    [r] = Matcher([Rule("code", "A code.", (Slot("c", max_length=3),))]).parse("code: c=abcd")
+    assert r.problems() == ["c: 'abcd' is longer than 3 characters"]
+    with pytest.raises(MatchRuleError, match="max_length"):
+        Slot("c", max_length=0)
