@@ -1,4 +1,4 @@
-"""A scripted generator for tool-round tests: each call of ``generate_stream`` plays the next turn."""
+"""Tool-round test helpers: a scripted generator (each call of ``generate_stream`` plays the next turn) and readers of the output."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from typing import Any
 
 from genx.chunk import FuncCall, Message, MessageChunk, Role, Text, Thinking
 from genx.errors import Done
-from genx.model import ModelContext, Usage
+from genx.model import ModelContext, ModelContextBuilder, Usage
 from genx.stream import Stream, StreamBuilder
+from genx.toolrounds import tool_event
+from genx.tools import FuncTool
 
 
 @dataclass
@@ -86,3 +88,40 @@ async def drain(stream: Stream) -> tuple[list[MessageChunk], BaseException]:
             out.append(await stream.next())
         except Exception as e:
             return out, e
+
+
+def ctx_with(*tools: FuncTool, question: str = "question?") -> Any:
+    b = ModelContextBuilder().user(question)
+    b.tool(*tools)
+    return b.build()
+
+
+def text_of(chunks: list[MessageChunk]) -> str:
+    return "".join(c.part.text for c in chunks if isinstance(c.part, Text) and not c.label)
+
+
+def events(chunks: list[MessageChunk]) -> list[tuple[str, str, str]]:
+    out = []
+    for c in chunks:
+        ev = tool_event(c)
+        if ev is not None:
+            out.append((c.label, ev.name, ev.status))
+    return out
+
+
+def results_in(messages: list[Message]) -> list[tuple[str, str, bool]]:
+    return [(m.tool_result.call_id, m.tool_result.content, m.tool_result.is_error) for m in messages if m.tool_result is not None]
+
+
+def every_call_answered(messages: list[Message]) -> bool:
+    asked = [c.id for m in messages if m.role == Role.ASSISTANT for c in m.tool_calls]
+    answered = [m.tool_result.call_id for m in messages if m.tool_result is not None]
+    return sorted(asked) == sorted(answered)
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+ADD = FuncTool.from_function(add)
