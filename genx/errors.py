@@ -126,3 +126,23 @@ class ToolDefinitionError(GenxError, TypeError):
     def __init__(self, tool: str, detail: str) -> None:
         self.tool = tool
         super().__init__(f"tool {tool!r}: {detail}")
+
+
+class ToolRoundLimitError(GenxError):
+    """The model kept calling tools after the last allowed tool round (see :mod:`genx.toolrounds`)."""
+
+    def __init__(self, rounds: int) -> None:
+        self.rounds = rounds
+        super().__init__(
+            f"the model kept asking for tools after {rounds} tool round(s) and a request to answer without them; "
+            "stopped. Ask a simpler question, or raise max_tool_rounds if the task really needs more steps"
+        )
+
+
+class MatchRuleError(GenxError, ValueError):
+    """A match rule (or rule set) that cannot be compiled (see :mod:`genx.match`)."""
+
+    def __init__(self, rule: str, detail: str) -> None:
+        self.rule = rule
+        self.detail = detail
+        super().__init__(f"match rule {rule!r}: {detail}" if rule else f"match rules: {detail}")

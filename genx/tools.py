@@ -17,6 +17,11 @@ Three ways to build one:
   ``validate`` checks the top level (object, required, property types, enums,
   ``additionalProperties: false``) and returns the dict; ``fn`` gets that dict.
 
+Two flags tell a tool runner (:mod:`genx.toolrounds`) how to treat a tool:
+``return_direct`` (its successful result is the answer: no further model round)
+and ``side_effects`` (it changes the world, e.g. sets a timer: it is never run
+twice for one request and is let finish rather than abandoned on a barge-in).
+
 The schema is the plain object schema every provider accepts (``type: object``,
 ``properties``, ``required``): pydantic's ``title`` noise is removed and local
 ``$ref`` s are inlined (recursive models are rejected).
@@ -172,15 +177,25 @@ def _check_value(schema: Mapping[str, Any], value: Any) -> str:
 class FuncTool:
     """A function the model may call. Immutable after construction."""
 
-    __slots__ = ("_args", "description", "fn", "name", "schema")
+    __slots__ = ("_args", "description", "fn", "name", "return_direct", "schema", "side_effects")
 
     name: str
     description: str
     schema: JsonSchema
     fn: Callable[..., Any]
+    return_direct: bool
+    side_effects: bool
 
     def __init__(
-        self, name: str, description: str, schema: Mapping[str, Any], fn: Callable[..., Any], *, _args: _Args | None = None
+        self,
+        name: str,
+        description: str,
+        schema: Mapping[str, Any],
+        fn: Callable[..., Any],
+        *,
+        return_direct: bool = False,
+        side_effects: bool = False,
+        _args: _Args | None = None,
     ) -> None:
         check_tool_name(name)
         if not callable(fn):
@@ -194,11 +209,22 @@ class FuncTool:
         self.description = description
         self.schema = clean
         self.fn = fn
+        self.return_direct = bool(return_direct)
+        self.side_effects = bool(side_effects)
         self._args = _args if _args is not None else _SchemaArgs(clean)
 
     # -- constructors -------------------------------------------------------
     @classmethod
-    def from_model(cls, name: str, description: str, model: type[BaseModel], fn: Callable[[Any], Any]) -> FuncTool:
+    def from_model(
+        cls,
+        name: str,
+        description: str,
+        model: type[BaseModel],
+        fn: Callable[[Any], Any],
+        *,
+        return_direct: bool = False,
+        side_effects: bool = False,
+    ) -> FuncTool:
         """Arguments validated into ``model``; ``fn(model_instance)`` runs the tool."""
         if not (isinstance(model, type) and issubclass(model, BaseModel)):
             raise ToolDefinitionError(name, f"from_model needs a pydantic BaseModel subclass, got {model!r}")
@@ -206,10 +232,18 @@ class FuncTool:
             raw = model.model_json_schema()
         except Exception as e:  # pydantic raises several types for unschematisable fields
             raise ToolDefinitionError(name, f"cannot derive a JSON Schema from {model.__name__}: {e}") from e
-        return cls(name, description, raw, fn, _args=_ModelArgs(model))
+        return cls(name, description, raw, fn, return_direct=return_direct, side_effects=side_effects, _args=_ModelArgs(model))
 
     @classmethod
-    def from_function(cls, fn: Callable[..., Any], name: str | None = None, description: str | None = None) -> FuncTool:
+    def from_function(
+        cls,
+        fn: Callable[..., Any],
+        name: str | None = None,
+        description: str | None = None,
+        *,
+        return_direct: bool = False,
+        side_effects: bool = False,
+    ) -> FuncTool:
         """Schema from ``fn``'s type hints; every parameter needs a hint; defaults make it optional."""
         tool_name = name if name is not None else getattr(fn, "__name__", "")
         check_tool_name(tool_name)
@@ -258,7 +292,7 @@ class FuncTool:
         except Exception as e:
             raise ToolDefinitionError(tool_name, f"cannot derive a JSON Schema from the parameters of {fn!r}: {e}") from e
         desc_text = description if description is not None else doc_text
-        return cls(tool_name, desc_text, raw, fn, _args=_KwargsArgs(model, names))
+        return cls(tool_name, desc_text, raw, fn, return_direct=return_direct, side_effects=side_effects, _args=_KwargsArgs(model, names))
 
     # -- use ------------------------------------------------------------------
     def validate(self, arguments: str | Mapping[str, Any]) -> Any:
@@ -283,7 +317,19 @@ class FuncTool:
         try:
             args = self.validate(arguments)
         except ToolArgumentsError as e:
-            return ToolResult(call_id, self.name, f"{e}. Call the tool again with arguments that match its schema.", is_error=True)
+            return self.invalid_arguments_result(e, call_id)
+        return await self.run(args, call_id=call_id)
+
+    def invalid_arguments_result(self, error: ToolArgumentsError, call_id: str = "") -> ToolResult:
+        """The error result a model sees for arguments that failed :meth:`validate`."""
+        return ToolResult(call_id, self.name, f"{error}. Call the tool again with arguments that match its schema.", is_error=True)
+
+    async def run(self, args: Any, *, call_id: str = "") -> ToolResult:
+        """Run already validated ``args`` (what :meth:`validate` returned); never raises (except cancellation).
+
+        An exception inside ``fn`` gives an error result; a sync ``fn`` runs in a
+        worker thread (which cannot be stopped: cancelling the await abandons it).
+        """
         try:
             if _is_async_callable(self.fn):
                 value = await self._args.call(self.fn, args)
