@@ -22,7 +22,6 @@ is expected. Loading never writes, so a bad file survives for the user to fix;
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
@@ -32,6 +31,7 @@ import platformdirs
 import tomli_w
 from pydantic import Field, model_validator
 
+from genx.files import write_atomic
 from genx.modelloader import (
     AsrSpec,
     ConfigError,
@@ -198,23 +198,7 @@ def dumps(settings: Settings) -> str:
 
 def save(settings: Settings, path: str | os.PathLike[str] | None = None, *, environ: Mapping[str, str] | None = None) -> Path:
     """Write atomically (temporary file in the same directory, fsync, rename). Returns the path."""
-    p = config_path(path, environ=environ)
-    text = dumps(settings)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, p)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    return p
+    return write_atomic(config_path(path, environ=environ), dumps(settings))
 
 
 def default_config_text() -> str:

@@ -26,6 +26,7 @@ from genx.errors import (
     State,
     StreamClosedError,
     ToolArgumentsError,
+    ToolFailure,
     Truncated,
     UnexpectedEndOfStreamError,
 )
@@ -81,6 +82,7 @@ __all__ = [
     "Thinking",
     "Tool",
     "ToolArgumentsError",
+    "ToolFailure",
     "ToolResult",
     "TopicMux",
     "Transformer",

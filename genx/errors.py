@@ -146,3 +146,15 @@ class MatchRuleError(GenxError, ValueError):
         self.rule = rule
         self.detail = detail
         super().__init__(f"match rule {rule!r}: {detail}" if rule else f"match rules: {detail}")
+
+
+class ToolFailure(GenxError):
+    """A tool's own answer that it cannot do what was asked ("I don't know the time zone of Atlantis").
+
+    Raised inside a tool function; :meth:`genx.tools.FuncTool.call` turns it into
+    an error result whose text is exactly this message (no exception type name),
+    so the model, or the voice loop, can say it as it is.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)

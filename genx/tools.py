@@ -44,7 +44,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
 from genx.chunk import FuncCall, ToolResult
-from genx.errors import ToolArgumentsError, ToolDefinitionError
+from genx.errors import ToolArgumentsError, ToolDefinitionError, ToolFailure
 
 log = logging.getLogger(__name__)
 
@@ -308,7 +308,8 @@ class FuncTool:
         """Validate and run; never raises (except cancellation).
 
         Invalid arguments or an exception inside ``fn`` give a ToolResult with
-        ``is_error=True`` and a readable message the model can act on. A sync
+        ``is_error=True`` and a readable message the model can act on; a
+        :class:`~genx.errors.ToolFailure` gives its message unchanged. A sync
         ``fn`` runs in a worker thread so it cannot block the event loop.
         """
         if isinstance(arguments, FuncCall):
@@ -337,6 +338,8 @@ class FuncTool:
                 value = await asyncio.to_thread(self._args.call, self.fn, args)
                 if inspect.isawaitable(value):
                     value = await value
+        except ToolFailure as e:
+            return ToolResult(call_id, self.name, str(e), is_error=True)
         except Exception as e:
             log.warning("tool %r raised %s", self.name, type(e).__name__, exc_info=True)
             return ToolResult(call_id, self.name, f"tool {self.name!r} failed: {type(e).__name__}: {e}", is_error=True)

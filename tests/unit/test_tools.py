@@ -10,7 +10,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from genx.chunk import FuncCall
-from genx.errors import ToolArgumentsError, ToolDefinitionError
+from genx.errors import ToolArgumentsError, ToolDefinitionError, ToolFailure
 from genx.model import ModelContextBuilder
 from genx.tools import FuncTool, SearchWebTool, Tool, clean_schema, parse_docstring
 
@@ -314,6 +314,16 @@ async def test_exception_inside_the_tool_becomes_an_error_result_not_a_raise() -
     assert r.is_error
     assert "RuntimeError: disk full at 3" in r.content
     assert r.call_id == "c"
+
+
+async def test_a_tool_failure_becomes_an_error_result_with_exactly_its_message() -> None:
+    def where(place: str) -> str:
+        """Refuses."""
+        raise ToolFailure(f"I don't know the time zone of {place}.")
+
+    r = await FuncTool.from_function(where).call('{"place": "Atlantis"}', call_id="c")
+    assert r.is_error
+    assert r.content == "I don't know the time zone of Atlantis."
 
 
 async def test_invalid_arguments_become_an_error_result_naming_the_field() -> None:

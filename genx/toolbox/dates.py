@@ -1,0 +1,190 @@
+"""Spoken dates → calendar dates: "25 December 2026", "next Friday", "New Year", "in 3 weeks".
+
+:func:`parse_date` reads one date relative to ``today``: ISO (2026-12-25),
+day-first numeric (25/12/2026; a first number above 12 is the only way to get
+month-first), "25th of December 2026", "December 25, 2026", "Dec 25" (without a
+year: the next one on or after today), weekdays ("Friday" = the next one on or
+after today, "next Friday" strictly after, "last Friday" before), "today",
+"tomorrow", "the day after tomorrow", "next week/month/year", holidays (New
+Year, New Year's Eve, Christmas, Christmas Eve, Boxing Day, Valentine's Day,
+Halloween, Easter) and a length of time from today ("in 3 weeks", "3 days ago").
+An unreadable date raises :class:`~genx.errors.ToolFailure` quoting it.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+from genx.errors import ToolFailure
+from genx.toolbox.numwords import words_to_numbers
+from genx.toolbox.spans import Span, parse_span
+
+__all__ = ["MONTHS", "MONTH_NAMES", "WEEKDAYS", "WEEKDAY_NAMES", "easter", "parse_date", "spoken_date"]
+
+MONTHS = {
+    name: i + 1
+    for i, names in enumerate(
+        [
+            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
+            ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
+            ("december", "dec"),
+        ]
+    )
+    for name in names
+}  # fmt: skip
+WEEKDAYS = {
+    name: i
+    for i, names in enumerate(
+        [("monday", "mon"), ("tuesday", "tue", "tues"), ("wednesday", "wed"), ("thursday", "thu", "thurs"), ("friday", "fri"),
+         ("saturday", "sat"), ("sunday", "sun")]
+    )
+    for name in names
+}  # fmt: skip
+_MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
+_WEEKDAY = "|".join(sorted(WEEKDAYS, key=len, reverse=True))
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(?:,?\s*(\d{4}))?"
+
+_FIXED_HOLIDAYS = {
+    "new year": (1, 1), "new years": (1, 1), "new years day": (1, 1), "new year day": (1, 1),
+    "new years eve": (12, 31), "new year eve": (12, 31), "silvester": (12, 31), "hogmanay": (12, 31),
+    "christmas": (12, 25), "christmas day": (12, 25), "xmas": (12, 25), "christmas eve": (12, 24), "boxing day": (12, 26),
+    "valentines day": (2, 14), "valentines": (2, 14), "valentine day": (2, 14), "halloween": (10, 31),
+    "st patricks day": (3, 17), "saint patricks day": (3, 17), "april fools day": (4, 1), "may day": (5, 1),
+}  # fmt: skip
+
+
+def easter(year: int) -> date:
+    """Western (Gregorian) Easter Sunday: the anonymous Gregorian computus."""
+    a, b, c = year % 19, year // 100, year % 100
+    d, e = divmod(b, 4)
+    g = (8 * b + 13) // 25
+    h = (19 * a + b - d - g + 15) % 30
+    i, k = divmod(c, 4)
+    l_ = (32 + 2 * e + 2 * i - h - k) % 7
+    m = (a + 11 * h + 22 * l_) // 451
+    month, day = divmod(h + l_ - 7 * m + 114, 31)
+    return date(year, month, day + 1)
+
+
+def _clean(text: str) -> str:
+    t = words_to_numbers(text.lower())
+    t = t.replace("'", "").replace("’", "").replace(".", " ")
+    t = re.sub(r"\b(?:what day is|what day was|what date is|what is|whats|the date|date of|day of|on|is it|will it be|it)\b", " ", t)
+    t = re.sub(r"^\s*(?:the\s+)", " ", t)
+    t = re.sub(r"\s+", " ", t).strip(" ?,")
+    if re.search(rf"\b(?:{_MONTH})\b", t):  # a spoken year: "december 25th twenty twenty six" → "... 20 26"
+        t = re.sub(r"\b(19|20) (\d{2})$", r"\1\2", t)
+    return t
+
+
+def _make(year: int, month: int, day: int, src: str) -> date:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        raise ToolFailure(f"{src!r} is not a date on the calendar (day {day} of month {month} in {year}).") from None
+
+
+def _next_occurrence(today: date, month: int, day: int, src: str) -> date:
+    this_year = _make(today.year, month, day, src) if not (month == 2 and day == 29) else None
+    if this_year is not None and this_year >= today:
+        return this_year
+    for year in range(today.year + (this_year is not None), today.year + 9):
+        try:
+            return date(year, month, day)
+        except ValueError:
+            continue
+    raise ToolFailure(f"{src!r} is not a date on the calendar.")
+
+
+def parse_date(text: str, today: date) -> date:
+    """``text`` as a date relative to ``today``; :class:`ToolFailure` when it is not one."""
+    src = text.strip()
+    t = _clean(src)
+    if t in ("", "today", "now", "this day"):
+        return today
+    simple = {"tomorrow": 1, "yesterday": -1, "day after tomorrow": 2, "day before yesterday": -2}
+    if t in simple:
+        return today + timedelta(days=simple[t])
+    if t in ("next week", "next month", "next year", "last week", "last month", "last year"):
+        word, unit = t.split()
+        return parse_span(f"{'-' if word == 'last' else ''}1 {unit}").add_to(today)
+    if m := re.fullmatch(r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})", t):
+        return _make(int(m[1]), int(m[2]), int(m[3]), src)
+    if m := re.fullmatch(r"(\d{1,2})[/-](\d{1,2})(?:[/-](\d{2}|\d{4}))?", t):
+        a, b = int(m[1]), int(m[2])
+        day, month = (b, a) if a <= 12 < b else (a, b)
+        if m[3] is None:
+            return _next_occurrence(today, month, day, src)
+        year = int(m[3]) + (2000 if len(m[3]) == 2 else 0)
+        return _make(year, month, day, src)
+    if m := re.fullmatch(rf"{_DAY}\s*(?:of\s+)?({_MONTH}){_YEAR}", t):
+        return _dated(today, int(m[1]), MONTHS[m[2]], m[3], src)
+    if m := re.fullmatch(rf"({_MONTH})\s+(?:the\s+)?{_DAY}{_YEAR}", t):
+        return _dated(today, int(m[2]), MONTHS[m[1]], m[3], src)
+    if m := re.fullmatch(rf"(?:(this|next|last|coming)\s+)?({_WEEKDAY})", t):
+        return _weekday(today, WEEKDAYS[m[2]], m[1] or "")
+    if m := re.fullmatch(rf"{_DAY}", t):  # "the 25th": this month's, else next month's
+        day = int(m[1])
+        candidate = today.replace(day=1)
+        for _ in range(3):
+            try:
+                found = candidate.replace(day=day)
+            except ValueError:
+                found = None
+            if found is not None and found >= today:
+                return found
+            candidate = Span(months=1).add_to(candidate)
+        raise ToolFailure(f"{src!r} is not a day of the month.")
+    holiday = _holiday(t, today, src)
+    if holiday is not None:
+        return holiday
+    try:
+        span = parse_span(t, what="a date")
+    except ToolFailure:
+        raise ToolFailure(
+            f"I can't read {src!r} as a date; say it like '25 December 2026', 'next Friday', 'New Year' or 'in 3 weeks'."
+        ) from None
+    return span.add_to(today)
+
+
+def _dated(today: date, day: int, month: int, year: str | None, src: str) -> date:
+    if year is None:
+        return _next_occurrence(today, month, day, src)
+    return _make(int(year), month, day, src)
+
+
+def _weekday(today: date, weekday: int, which: str) -> date:
+    ahead = (weekday - today.weekday()) % 7
+    if which == "last":
+        return today - timedelta(days=(today.weekday() - weekday) % 7 or 7)
+    if which == "next" and ahead == 0:
+        ahead = 7
+    return today + timedelta(days=ahead)
+
+
+def _holiday(t: str, today: date, src: str) -> date | None:
+    m = re.fullmatch(r"(?:next\s+|this\s+)?([a-z ]+?)(?:\s+(\d{4}))?", t)
+    if m is None:
+        return None
+    name, year = m[1].strip(), m[2]
+    if name in ("easter", "easter sunday", "easter day"):
+        if year is not None:
+            return easter(int(year))
+        found = easter(today.year)
+        return found if found >= today else easter(today.year + 1)
+    if name in _FIXED_HOLIDAYS:
+        month, day = _FIXED_HOLIDAYS[name]
+        return _dated(today, day, month, year, src)
+    return None
+
+
+MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December")
+WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def spoken_date(d: date, *, weekday: bool = True) -> str:
+    """``Friday, 25 December 2026`` (English names whatever the process locale)."""
+    text = f"{d.day} {MONTH_NAMES[d.month - 1]} {d.year}"
+    return f"{WEEKDAY_NAMES[d.weekday()]}, {text}" if weekday else text
