@@ -1,0 +1,184 @@
+"""The ``convert_units`` tool: "20 km to miles" → "20 km is 12.43 miles", with pint.
+
+pint (one registry, built on first use in the tool's worker thread: ~0.3 s)
+knows length, mass, temperature, volume, speed, time, data sizes and much more.
+Temperatures are offset units: a quantity is created directly in its unit
+(``Quantity(20, degC)``), which pint converts correctly to °F or K. Before pint
+sees a unit, :func:`unit_name` maps the names people say ("degrees Celsius",
+"kph", "kilometres per hour", "square feet", "gb") to pint's. An unknown unit or
+a conversion between different kinds of quantity raises
+:class:`~genx.errors.ToolFailure` naming the unit.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+from typing import Any
+
+from genx.errors import ToolFailure
+from genx.tools import FuncTool
+from genx.toolbox.numwords import parse_number
+
+__all__ = ["convert", "format_amount", "unit_name", "units_tool"]
+
+# Spoken or ambiguous names → pint names. Keys are lower case; symbols whose case matters (MB vs mb) are here too.
+_ALIASES = {
+    "c": "degC", "°c": "degC", "celsius": "degC", "centigrade": "degC", "degrees celsius": "degC", "degree celsius": "degC",
+    "degrees c": "degC", "f": "degF", "°f": "degF", "fahrenheit": "degF", "degrees fahrenheit": "degF",
+    "degree fahrenheit": "degF", "degrees f": "degF", "k": "kelvin", "kelvins": "kelvin", "degrees kelvin": "kelvin",
+    "kph": "km/h", "kmh": "km/h", "km/hr": "km/h", "kmph": "km/h", "mph": "mile/hour", "mi/h": "mile/hour",
+    "knots": "knot", "kn": "knot", "kt": "knot", "m/s": "m/s", "mps": "m/s", "fps": "ft/s",
+    "b": "byte", "kb": "kilobyte", "mb": "megabyte", "gb": "gigabyte", "tb": "terabyte", "pb": "petabyte",
+    "kib": "kibibyte", "mib": "mebibyte", "gib": "gibibyte", "tib": "tebibyte", "bytes": "byte", "bits": "bit",
+    "kbps": "kilobit/second", "mbps": "megabit/second", "gbps": "gigabit/second",
+    "lbs": "pound", "lb": "pound", "pounds": "pound", "oz": "ounce", "ounces": "ounce", "st": "stone", "stones": "stone",
+    "tons": "short_ton", "ton": "short_ton", "tonnes": "tonne", "metric tons": "tonne", "metric ton": "tonne",
+    "fl oz": "fluid_ounce", "fluid ounces": "fluid_ounce", "fluid ounce": "fluid_ounce",
+    "imperial gallons": "imperial_gallon", "imperial gallon": "imperial_gallon", "uk gallons": "imperial_gallon",
+    "imperial pints": "imperial_pint", "imperial pint": "imperial_pint", "uk pints": "imperial_pint",
+    "litres": "liter", "litre": "liter", "l": "liter", "ml": "milliliter", "millilitres": "milliliter", "cl": "centiliter",
+    "cc": "cubic_centimeter", "tbsp": "tablespoon", "tsp": "teaspoon", "cups": "cup",
+    "metres": "meter", "metre": "meter", "kilometres": "kilometer", "kilometre": "kilometer", "centimetres": "centimeter",
+    "centimetre": "centimeter", "millimetres": "millimeter", "millimetre": "millimeter", "feet": "foot", "ft": "foot",
+    "inches": "inch", "in": "inch", '"': "inch", "'": "foot", "yds": "yard", "yd": "yard", "nautical miles": "nautical_mile",
+    "nautical mile": "nautical_mile", "nmi": "nautical_mile", "light years": "light_year", "light year": "light_year",
+    "hrs": "hour", "hr": "hour", "mins": "minute", "min": "minute", "secs": "second", "sec": "second", "s": "second",
+    "ms": "millisecond", "wk": "week", "wks": "week", "yrs": "year", "yr": "year",
+    "kcal": "kilocalorie", "calories": "kilocalorie", "cal": "calorie", "kwh": "kilowatt_hour", "hp": "horsepower",
+    "psi": "psi", "atm": "atmosphere", "mbar": "millibar", "hpa": "hectopascal",
+    "acres": "acre", "hectares": "hectare", "ha": "hectare",
+}  # fmt: skip
+_PREFIX = re.compile(r"^(square|sq|cubic|cu)\s+(.+)$")
+_SUFFIX = re.compile(r"^(.+?)\s+(squared|cubed)$")
+_INFO = ("bit", "byte")
+
+_lock = threading.Lock()
+
+
+@functools.cache
+def _registry() -> Any:
+    import pint
+
+    return pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
+
+
+def unit_name(text: str) -> str:
+    """A spoken unit → an expression pint parses ("square feet" → "foot**2", "kilometres per hour" → "kilometer/hour")."""
+    t = re.sub(r"\s+", " ", text.strip().lower().rstrip(".?!"))
+    t = re.sub(r"^(?:a|an|one|the)\s+", "", t)
+    if t in _ALIASES:
+        return _ALIASES[t]
+    if text.strip() in ("MB", "GB", "TB", "kB", "KB", "PB"):
+        return _ALIASES[text.strip().lower()]
+    if " per " in t:
+        num, den = t.split(" per ", 1)
+        return f"({unit_name(num)})/({unit_name(den)})"
+    if m := _PREFIX.match(t):
+        return f"({unit_name(m[2])})**{2 if m[1] in ('square', 'sq') else 3}"
+    if m := _SUFFIX.match(t):
+        return f"({unit_name(m[1])})**{2 if m[2] == 'squared' else 3}"
+    if re.fullmatch(r"[a-z ]+", t):
+        return t.replace(" ", "_")
+    return text.strip()
+
+
+def _unit(ureg: Any, text: str) -> Any:
+    import pint
+
+    name = unit_name(text)
+    try:
+        unit = ureg.parse_units(name)
+    except (pint.errors.UndefinedUnitError, pint.errors.DefinitionSyntaxError, AttributeError, TypeError, ValueError, SyntaxError):
+        raise ToolFailure(f"I don't know the unit {text.strip()!r}; use a name like 'kilometers', 'pounds', 'degrees Celsius' or 'GB'.") from None
+    except Exception:
+        raise ToolFailure(f"I don't know the unit {text.strip()!r}.") from None
+    return unit
+
+
+def _is_information(unit: Any) -> bool:
+    return any(part in str(unit) for part in _INFO)
+
+
+def convert(value: float, from_unit: str, to_unit: str) -> tuple[float, str, str]:
+    """``value`` in ``from_unit`` as ``to_unit``: (number, from unit's name, to unit's name)."""
+    import pint
+
+    with _lock:  # the registry's caches are not thread-safe; conversions take microseconds
+        ureg = _registry()
+        src, dst = _unit(ureg, from_unit), _unit(ureg, to_unit)
+        if _is_information(src) != _is_information(dst):
+            raise ToolFailure(f"{from_unit.strip()} and {to_unit.strip()} measure different things; I can't convert between them.")
+        try:
+            result = ureg.Quantity(value, src).to(dst).magnitude
+        except pint.errors.DimensionalityError:
+            raise ToolFailure(
+                f"{from_unit.strip()} ({_kind(src)}) can't be converted to {to_unit.strip()} ({_kind(dst)}): they measure different things."
+            ) from None
+        return float(result), _plural(src, value), _plural(dst, float(result))
+
+
+def _kind(unit: Any) -> str:
+    dim = str(unit.dimensionality).strip("[]")
+    return {"length": "a length", "mass": "a mass", "time": "a time", "temperature": "a temperature",
+            "length ** 3": "a volume", "length ** 2": "an area", "length / time": "a speed", "dimensionless": "a pure number"}.get(
+        dim, dim)  # fmt: skip
+
+
+def _plural(unit: Any, value: float) -> str:
+    """How to say ``value`` of ``unit``: "miles", "miles per hour", "square kilometers", "°C"."""
+    return _say(str(unit), plural=abs(value) != 1)
+
+
+def _say(name: str, *, plural: bool) -> str:
+    special = {"degree_Celsius": "°C", "degree_Fahrenheit": "°F", "kelvin": "K"}
+    if name in special:
+        return special[name]
+    if " / " in name:
+        num, den = name.split(" / ", 1)
+        return f"{_say(num, plural=plural)} per {_say(den, plural=False)}"
+    if m := re.fullmatch(r"(\w+) \*\* ([23])", name):
+        return f"{'square' if m[2] == '2' else 'cubic'} {_say(m[1], plural=plural)}"
+    if not re.fullmatch(r"\w+", name):
+        return name.replace("_", " ")
+    name = name.replace("_", " ")
+    if not plural:
+        return name
+    irregular = {"foot": "feet", "inch": "inches", "century": "centuries", "hertz": "hertz", "stone": "stone"}
+    return irregular.get(name, name if name.endswith("s") else name + "s")
+
+
+def format_amount(value: float) -> str:
+    """Two decimals from 1 up (12.43), four significant digits below (0.0001234), no trailing zeros, thousands as is."""
+    if value == 0:
+        return "0"
+    if abs(value) >= 10000:
+        text = f"{value:,.2f}"
+    elif abs(value) >= 1:
+        text = f"{value:.2f}"
+    else:
+        text = f"{value:.4g}"
+        if "e" in text:
+            return text
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def units_tool() -> FuncTool:
+    """``convert_units(value, from_unit, to_unit)``."""
+
+    def convert_units(value: float | str, from_unit: str, to_unit: str) -> str:
+        """Convert a quantity between units: length, mass, temperature, volume, speed, time, data sizes and more.
+
+        Args:
+            value: the number to convert, e.g. 20.
+            from_unit: the unit it is in, e.g. "km", "degrees Fahrenheit", "GB".
+            to_unit: the unit wanted, e.g. "miles", "celsius", "MB".
+        """
+        number = value if isinstance(value, float | int) else parse_number(str(value))
+        if number is None:
+            raise ToolFailure(f"{value!r} is not a number; give the amount as digits, e.g. 20.")
+        result, src, dst = convert(float(number), from_unit, to_unit)
+        return f"{format_amount(float(number))} {src} is {format_amount(result)} {dst}."
+
+    return FuncTool.from_function(convert_units)
