@@ -20,8 +20,8 @@ import re
 from collections.abc import Callable
 
 from genx.errors import ToolFailure
-from genx.tools import FuncTool
 from genx.toolbox.numwords import words_to_numbers
+from genx.tools import FuncTool
 
 __all__ = ["FUNCTIONS", "MAX_BITS", "MAX_CHARS", "MAX_FACTORIAL", "calculator_tool", "evaluate", "format_number", "normalise_expression"]
 

@@ -18,8 +18,8 @@ import threading
 from typing import Any
 
 from genx.errors import ToolFailure
-from genx.tools import FuncTool
 from genx.toolbox.numwords import parse_number
+from genx.tools import FuncTool
 
 __all__ = ["convert", "format_amount", "unit_name", "units_tool"]
 
@@ -91,7 +91,9 @@ def _unit(ureg: Any, text: str) -> Any:
     try:
         unit = ureg.parse_units(name)
     except (pint.errors.UndefinedUnitError, pint.errors.DefinitionSyntaxError, AttributeError, TypeError, ValueError, SyntaxError):
-        raise ToolFailure(f"I don't know the unit {text.strip()!r}; use a name like 'kilometers', 'pounds', 'degrees Celsius' or 'GB'.") from None
+        raise ToolFailure(
+            f"I don't know the unit {text.strip()!r}; use a name like 'kilometers', 'pounds', 'degrees Celsius' or 'GB'."
+        ) from None
     except Exception:
         raise ToolFailure(f"I don't know the unit {text.strip()!r}.") from None
     return unit
