@@ -128,10 +128,10 @@ def _power(base: Number, exp: Number) -> Number:
         if result == 0 and base != 0:
             raise ToolFailure("the result is too small to show (closer to zero than 10^-308)")
         return result
-    result = base**exp
-    if result == 0 and base != 0:
+    exact: Number = base**exp
+    if exact == 0 and base != 0:
         raise ToolFailure("the result is too small to show (closer to zero than 10^-308)")
-    return result
+    return exact
 
 
 def evaluate(expression: str) -> Number:
