@@ -87,7 +87,7 @@ _TAIL = re.compile(r"(?:\s+(?:please|now|thanks|thank you|parley|for me|right no
 def normalise_utterance(text: str) -> str:
     """Lower case, apostrophes dropped, punctuation → spaces, politeness and the assistant's name removed."""
     t = text.lower().replace("'", "").replace("’", "")
-    t = re.sub(r"[^a-z0-9\- ]+", " ", t)
+    t = re.sub(r"[^a-z0-9 ]+", " ", t)  # "push-to-talk" → "push to talk"
     t = re.sub(r"\s+", " ", t).strip()
     t = _LEAD.sub("", t).strip()
     t = _TAIL.sub("", t).strip()

@@ -36,6 +36,7 @@ _ALIASES = {
     "lbs": "pound", "lb": "pound", "pounds": "pound", "oz": "ounce", "ounces": "ounce", "st": "stone", "stones": "stone",
     "tons": "short_ton", "ton": "short_ton", "tonnes": "tonne", "metric tons": "tonne", "metric ton": "tonne",
     "fl oz": "fluid_ounce", "fluid ounces": "fluid_ounce", "fluid ounce": "fluid_ounce",
+    "us gallons": "gallon", "us gallon": "gallon", "gallons": "gallon", "us pints": "pint", "us cups": "cup",
     "imperial gallons": "imperial_gallon", "imperial gallon": "imperial_gallon", "uk gallons": "imperial_gallon",
     "imperial pints": "imperial_pint", "imperial pint": "imperial_pint", "uk pints": "imperial_pint",
     "litres": "liter", "litre": "liter", "l": "liter", "ml": "milliliter", "millilitres": "milliliter", "cl": "centiliter",
@@ -152,10 +153,10 @@ def _say(name: str, *, plural: bool) -> str:
 
 
 def format_amount(value: float) -> str:
-    """Two decimals from 1 up (12.43), four significant digits below (0.0001234), no trailing zeros, thousands as is."""
+    """Two decimals from 1 up (12.43), four significant digits below (0.0001234), no trailing zeros, thousands separated (1,073.74)."""
     if value == 0:
         return "0"
-    if abs(value) >= 10000:
+    if abs(value) >= 1000:
         text = f"{value:,.2f}"
     elif abs(value) >= 1:
         text = f"{value:.2f}"

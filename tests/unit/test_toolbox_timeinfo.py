@@ -1,0 +1,145 @@
+"""genx.toolbox.timeinfo and dates: current_time and date_info against an injected clock and zone."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from genx.errors import ToolFailure
+from genx.realtime import ManualClock
+from genx.toolbox.dates import easter, parse_date
+from genx.toolbox.timeinfo import date_tool, time_tool
+from genx.tools import FuncTool
+
+PARIS = ZoneInfo("Europe/Paris")
+UTC = ZoneInfo("UTC")
+
+
+def clock_at(y: int, mo: int, d: int, h: int, mi: int, tz: ZoneInfo = UTC) -> ManualClock:
+    return ManualClock(datetime(y, mo, d, h, mi, tzinfo=tz).timestamp() * 1000)
+
+
+async def test_the_time_in_tokyo_is_utc_plus_nine() -> None:
+    tool = time_tool(clock_at(2026, 3, 3, 8, 35), PARIS)
+    r = await tool.call({"place": "Tokyo"})
+    assert not r.is_error
+    assert r.content == "In Tokyo it's 5:35 PM on Tuesday, 3 March 2026 (Asia/Tokyo, UTC+09:00)."
+
+
+async def test_an_empty_place_is_the_home_zone_with_summer_time() -> None:
+    tool = time_tool(clock_at(2026, 7, 1, 12, 0), PARIS, hours24=True)
+    r = await tool.call({})
+    assert r.content == "It's 14:00 on Wednesday, 1 July 2026 (Europe/Paris, UTC+02:00)."
+
+
+async def test_new_york_is_still_on_the_previous_day_when_utc_has_moved_on() -> None:
+    tool = time_tool(clock_at(2026, 1, 1, 3, 0), PARIS)
+    r = await tool.call({"place": "New York"})
+    assert "10:00 PM on Wednesday, 31 December 2025 (America/New_York, UTC-05:00)" in r.content
+
+
+async def test_an_unknown_place_is_an_error_result_naming_it() -> None:
+    r = await time_tool(clock_at(2026, 1, 1, 0, 0), PARIS).call({"place": "Narnia"})
+    assert r.is_error
+    assert r.content.startswith("I don't know the time zone of Narnia.")
+
+
+def test_the_time_tool_schema_has_one_optional_place() -> None:
+    schema = time_tool().schema
+    assert schema["properties"]["place"]["type"] == "string"
+    assert schema["required"] == []
+
+
+@pytest.fixture
+def dates() -> FuncTool:
+    return date_tool(clock_at(2026, 3, 3, 10, 0, PARIS), PARIS)  # a Tuesday
+
+
+async def test_what_day_is_christmas_2026(dates: FuncTool) -> None:
+    r = await dates.call({"date": "25 December 2026"})
+    assert r.content.startswith("Friday, 25 December 2026 is in 297 days")
+
+
+async def test_how_many_days_until_new_year(dates: FuncTool) -> None:
+    r = await dates.call({"date": "New Year"})
+    assert r.content.startswith("Friday, 1 January 2027 is in 304 days")
+
+
+async def test_the_date_in_three_weeks(dates: FuncTool) -> None:
+    for args in ({"offset": "3 weeks"}, {"date": "in three weeks"}):
+        r = await dates.call(args)
+        assert r.content.startswith("Tuesday, 24 March 2026 is in 21 days (3 weeks)"), args
+
+
+async def test_days_between_two_dates(dates: FuncTool) -> None:
+    r = await dates.call({"date": "christmas", "from_date": "1 December 2026"})
+    assert r.content == "Friday, 25 December 2026 is 24 days (3 weeks and 3 days) after Tuesday, 1 December 2026."
+
+
+async def test_a_past_date_says_was_and_ago(dates: FuncTool) -> None:
+    r = await dates.call({"date": "1 January 2026"})
+    assert r.content.startswith("Thursday, 1 January 2026 was 61 days ago")
+
+
+async def test_an_unreadable_or_impossible_date_is_an_error_result(dates: FuncTool) -> None:
+    r = await dates.call({"date": "banana"})
+    assert r.is_error and "I can't read 'banana' as a date" in r.content
+    r = await dates.call({"date": "30 February 2026"})
+    assert r.is_error and "not a date on the calendar" in r.content
+    r = await dates.call({"offset": "9999 years"})
+    assert r.is_error and "outside the calendar" in r.content
+
+
+TODAY = date(2026, 3, 3)  # Tuesday
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("today", date(2026, 3, 3)),
+        ("tomorrow", date(2026, 3, 4)),
+        ("the day after tomorrow", date(2026, 3, 5)),
+        ("2026-12-25", date(2026, 12, 25)),
+        ("25/12/2026", date(2026, 12, 25)),
+        ("12/25/2026", date(2026, 12, 25)),  # month first only when the day cannot be a month
+        ("December 25th, 2026", date(2026, 12, 25)),
+        ("the 25th of December", date(2026, 12, 25)),
+        ("twenty-fifth of december twenty twenty six", date(2026, 12, 25)),
+        ("dec 25", date(2026, 12, 25)),
+        ("1 March", date(2027, 3, 1)),  # already past this year: next year's
+        ("Friday", date(2026, 3, 6)),
+        ("tuesday", date(2026, 3, 3)),
+        ("next Tuesday", date(2026, 3, 10)),
+        ("last Tuesday", date(2026, 2, 24)),
+        ("the 5th", date(2026, 3, 5)),
+        ("next month", date(2026, 4, 3)),
+        ("New Year's Eve", date(2026, 12, 31)),
+        ("Valentine's Day", date(2027, 2, 14)),
+        ("Halloween", date(2026, 10, 31)),
+        ("3 days ago", date(2026, 2, 28)),
+        ("29 February", date(2028, 2, 29)),
+    ],
+)
+def test_spoken_dates(text: str, expected: date) -> None:
+    assert parse_date(text, TODAY) == expected
+
+
+def test_easter_dates_match_the_published_tables() -> None:
+    assert [easter(y) for y in (2024, 2025, 2026, 2027, 2038)] == [
+        date(2024, 3, 31),
+        date(2025, 4, 20),
+        date(2026, 4, 5),
+        date(2027, 3, 28),
+        date(2038, 4, 25),
+    ]
+
+
+def test_a_month_later_clamps_to_the_end_of_a_short_month() -> None:
+    assert parse_date("in 1 month", date(2026, 1, 31)) == date(2026, 2, 28)
+
+
+def test_nonsense_is_a_tool_failure() -> None:
+    with pytest.raises(ToolFailure):
+        parse_date("the colour blue", TODAY)

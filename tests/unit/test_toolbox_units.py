@@ -1,0 +1,63 @@
+"""genx.toolbox.units: convert_units with pint."""
+
+from __future__ import annotations
+
+import pytest
+
+from genx.toolbox.units import unit_name, units_tool
+
+convert = units_tool()
+
+
+@pytest.mark.parametrize(
+    ("value", "src", "dst", "answer"),
+    [
+        (20, "km", "miles", "20 kilometers is 12.43 miles."),  # 20 / 1.609344
+        (20, "kilometres", "mi", "20 kilometers is 12.43 miles."),
+        (100, "degrees Fahrenheit", "celsius", "100 °F is 37.78 °C."),  # (100 - 32) * 5/9
+        (0, "C", "F", "0 °C is 32 °F."),
+        (-40, "celsius", "fahrenheit", "-40 °C is -40 °F."),
+        (300, "kelvin", "degrees celsius", "300 K is 26.85 °C."),
+        (5, "feet", "cm", "5 feet is 152.4 centimeters."),
+        (10, "stone", "kg", "10 stone is 63.5 kilograms."),
+        (1, "pound", "grams", "1 pound is 453.59 grams."),
+        (2, "litres", "US gallons", "2 liters is 0.5283 gallons."),
+        (60, "mph", "kph", "60 miles per hour is 96.56 kilometers per hour."),
+        (1, "kilometres per hour", "metres per second", "1 kilometer per hour is 0.2778 meters per second."),
+        (90, "minutes", "hours", "90 minutes is 1.5 hours."),
+        (1, "week", "seconds", "1 week is 604,800 seconds."),
+        (2, "gb", "mb", "2 gigabytes is 2,000 megabytes."),
+        (1, "GiB", "MB", "1 gibibyte is 1,073.74 megabytes."),
+        (1, "square mile", "square kilometers", "1 square mile is 2.59 square kilometers."),
+        ("twenty", "km", "miles", "20 kilometers is 12.43 miles."),
+    ],
+)
+async def test_conversions_across_kinds_of_quantity(value: float | str, src: str, dst: str, answer: str) -> None:
+    r = await convert.call({"value": value, "from_unit": src, "to_unit": dst})
+    assert not r.is_error, r.content
+    assert r.content == answer
+
+
+async def test_a_nonsense_unit_is_an_error_result_naming_it() -> None:
+    r = await convert.call({"value": 3, "from_unit": "banana", "to_unit": "km"})
+    assert r.is_error
+    assert "I don't know the unit 'banana'" in r.content
+
+
+@pytest.mark.parametrize(("src", "dst"), [("km", "kg"), ("GB", "km"), ("byte", "percent"), ("celsius", "meters")])
+async def test_units_of_different_kinds_cannot_be_converted(src: str, dst: str) -> None:
+    r = await convert.call({"value": 1, "from_unit": src, "to_unit": dst})
+    assert r.is_error
+    assert "different things" in r.content
+
+
+async def test_a_value_that_is_not_a_number_is_an_error_result() -> None:
+    r = await convert.call({"value": "lots", "from_unit": "km", "to_unit": "m"})
+    assert r.is_error and "'lots' is not a number" in r.content
+
+
+def test_spoken_unit_names_map_to_pint_names() -> None:
+    assert unit_name("degrees Celsius") == "degC"
+    assert unit_name("square feet") == "(foot)**2"
+    assert unit_name("MB") == "megabyte"
+    assert unit_name("kilometres per hour") == "(kilometer)/(hour)"
