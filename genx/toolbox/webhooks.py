@@ -23,8 +23,10 @@ proxy variables are ignored: the request goes to the configured URL only.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+import ssl
 import urllib.parse
 from typing import Any, Literal
 
@@ -125,6 +127,8 @@ def _answer(spec: WebhookSpec, response: httpx.Response, body: bytes) -> str:
         text = body.decode(response.encoding or "utf-8")
     except (UnicodeDecodeError, LookupError):
         raise ToolFailure(f"{who} answered with something that is not text ({ctype or 'no content type'}).") from None
+    if 300 <= response.status_code < 400:
+        raise ToolFailure(f"{who} answered with a redirect (HTTP {response.status_code}); webhook tools only call the configured address.")
     if response.status_code >= 400:
         snippet = re.sub(r"\s+", " ", text)[:200]
         raise ToolFailure(f"{who} answered HTTP {response.status_code}{f': {snippet}' if snippet else ''}.")
@@ -138,6 +142,12 @@ def _answer(spec: WebhookSpec, response: httpx.Response, body: bytes) -> str:
     raise ToolFailure(f"{who} answered with {ctype} instead of JSON or plain text.")
 
 
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """One verifying TLS context for every call (building one loads the CA bundle: tens of ms)."""
+    return httpx.create_ssl_context()
+
+
 def webhook_tool(spec: WebhookSpec, secrets: SecretStore | None = None) -> FuncTool:
     """The tool that calls ``spec``'s webhook with the model's (validated) arguments."""
     store = secrets if secrets is not None else SecretStore()
@@ -148,7 +158,7 @@ def webhook_tool(spec: WebhookSpec, secrets: SecretStore | None = None) -> FuncT
         who = f"the {spec.name} service"
         try:
             async with (
-                httpx.AsyncClient(timeout=spec.timeout_s, follow_redirects=False, trust_env=False) as client,
+                httpx.AsyncClient(timeout=spec.timeout_s, follow_redirects=False, trust_env=False, verify=_tls()) as client,
                 client.stream(spec.method, url, params=query, json=body, headers=headers) as response,
             ):
                 chunks: list[bytes] = []
