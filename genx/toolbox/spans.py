@@ -5,8 +5,11 @@
 "and a half" after a term) with filler words ("in", "for", "from now", "and")
 ignored; "ago" or a leading minus makes it negative. Anything else left over
 ("banana minutes") raises :class:`~genx.errors.ToolFailure` quoting the text.
-Calendar units (months, years) are kept apart from fixed ones because a month
-has no fixed length: :meth:`Span.add_to` adds them on the calendar.
+Three parts are kept apart because they add differently (:meth:`Span.add_to`):
+months and years on the calendar (31 January + 1 month = 28 February), days and
+weeks on the wall clock (tomorrow at the same time, even across a change to
+summer time), hours, minutes and seconds as elapsed time (a 1-hour timer rings
+after 3600 seconds whatever the clocks do).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from __future__ import annotations
 import calendar
 import re
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import TypeVar
 
 from genx.errors import ToolFailure
@@ -27,9 +30,9 @@ for _names, _unit, _factor in (
     (("s", "sec", "secs", "second", "seconds"), "seconds", 1.0),
     (("m", "min", "mins", "minute", "minutes"), "seconds", 60.0),
     (("h", "hr", "hrs", "hour", "hours"), "seconds", 3600.0),
-    (("d", "day", "days"), "seconds", 86400.0),
-    (("w", "wk", "wks", "week", "weeks"), "seconds", 7 * 86400.0),
-    (("fortnight", "fortnights"), "seconds", 14 * 86400.0),
+    (("d", "day", "days"), "days", 1.0),
+    (("w", "wk", "wks", "week", "weeks"), "days", 7.0),
+    (("fortnight", "fortnights"), "days", 14.0),
     (("mo", "month", "months"), "months", 1.0),
     (("y", "yr", "yrs", "year", "years"), "months", 12.0),
     (("decade", "decades"), "months", 120.0),
@@ -46,21 +49,25 @@ D = TypeVar("D", date, datetime)
 
 @dataclass(frozen=True, slots=True)
 class Span:
-    """``months`` calendar months plus ``seconds`` fixed seconds (either may be negative)."""
+    """``months`` calendar months, ``days`` wall-clock days and ``seconds`` elapsed seconds (each may be negative)."""
 
     months: int = 0
+    days: float = 0.0
     seconds: float = 0.0
 
     @property
     def is_zero(self) -> bool:
-        return self.months == 0 and self.seconds == 0
+        return self.months == 0 and self.days == 0 and self.seconds == 0
 
     def add_to(self, when: D) -> D:
-        """``when`` moved by this span: months on the calendar (day clamped: 31 Jan + 1 month = 28/29 Feb), then seconds."""
+        """``when`` moved by this span: months (day clamped), then days on the wall clock, then elapsed seconds."""
         moved = add_months(when, self.months)
         if isinstance(moved, datetime):
-            return moved + timedelta(seconds=self.seconds)
-        return moved + timedelta(days=int(self.seconds // 86400))
+            moved = moved + timedelta(days=self.days)
+            if moved.tzinfo is None:
+                return moved + timedelta(seconds=self.seconds)
+            return (moved.astimezone(UTC) + timedelta(seconds=self.seconds)).astimezone(moved.tzinfo)
+        return moved + timedelta(days=int(self.days + self.seconds // 86400))
 
 
 def add_months(when: D, months: int) -> D:
@@ -86,21 +93,16 @@ def parse_span(text: str, *, what: str = "a length of time") -> Span:
     t = re.sub(r"\b(\d+(?:\.\d+)?)\s+(\w+)\s+and a half\b", lambda m: f"{float(m.group(1)) + 0.5} {m.group(2)}", t)
     t = re.sub(r"\b(\d+(?:\.\d+)?) and a half\s+(\w+)", lambda m: f"{float(m.group(1)) + 0.5} {m.group(2)}", t)
     t = re.sub(r"\ban?\s+(?=[a-z])", "1 ", t)
-    months = 0.0
-    seconds = 0.0
+    totals = {"months": 0.0, "days": 0.0, "seconds": 0.0}
     found = False
     for m in _TERM.finditer(t):
         unit, factor = _UNITS[m.group(2)]
-        value = float(m.group(1)) * factor
-        if unit == "months":
-            months += value
-        else:
-            seconds += value
+        totals[unit] += float(m.group(1)) * factor
         found = True
     rest = _FILLER.sub(" ", _TERM.sub(" ", t)).strip()
     if not found or rest:
         raise ToolFailure(f"I can't read {src!r} as {what}; say it like '10 minutes', '1 hour 30 minutes' or '3 weeks'.")
-    if months != int(months):  # "1.5 months": the half month as days
-        seconds += (months - int(months)) * 30 * 86400
+    months = totals["months"]
+    days = totals["days"] + (months - int(months)) * 30  # "1.5 months": the half month as days
     sign = -1 if negative else 1
-    return Span(sign * int(months), sign * seconds)
+    return Span(sign * int(months), sign * days, sign * totals["seconds"])

@@ -44,30 +44,40 @@ def test_parse_number_reads_one_whole_number_or_nothing() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "months", "seconds"),
+    ("text", "months", "days", "seconds"),
     [
-        ("ten minutes", 0, 600),
-        ("10 min", 0, 600),
-        ("1h30m", 0, 5400),
-        ("1 hour 30 minutes", 0, 5400),
-        ("an hour and a half", 0, 5400),
-        ("two and a half hours", 0, 9000),
-        ("half an hour", 0, 1800),
-        ("a quarter of an hour", 0, 900),
-        ("90 seconds", 0, 90),
-        ("for 25 minutes", 0, 1500),
-        ("twenty-five minutes from now", 0, 1500),
-        ("3 weeks", 0, 21 * 86400),
-        ("a week and 2 days", 0, 9 * 86400),
-        ("2 days ago", 0, -2 * 86400),
-        ("-2 days", 0, -2 * 86400),
-        ("a month", 1, 0),
-        ("1 year 2 months", 14, 0),
+        ("ten minutes", 0, 0, 600),
+        ("10 min", 0, 0, 600),
+        ("1h30m", 0, 0, 5400),
+        ("1 hour 30 minutes", 0, 0, 5400),
+        ("an hour and a half", 0, 0, 5400),
+        ("two and a half hours", 0, 0, 9000),
+        ("half an hour", 0, 0, 1800),
+        ("a quarter of an hour", 0, 0, 900),
+        ("90 seconds", 0, 0, 90),
+        ("for 25 minutes", 0, 0, 1500),
+        ("twenty-five minutes from now", 0, 0, 1500),
+        ("3 weeks", 0, 21, 0),
+        ("a week and 2 days", 0, 9, 0),
+        ("2 days ago", 0, -2, 0),
+        ("-2 days", 0, -2, 0),
+        ("a month", 1, 0, 0),
+        ("1 year 2 months", 14, 0, 0),
     ],
 )
-def test_spoken_lengths_of_time(text: str, months: int, seconds: float) -> None:
+def test_spoken_lengths_of_time(text: str, months: int, days: float, seconds: float) -> None:
     span = parse_span(text)
-    assert (span.months, span.seconds) == (months, seconds)
+    assert (span.months, span.days, span.seconds) == (months, days, seconds)
+
+
+def test_a_timer_length_is_elapsed_time_and_a_day_is_a_wall_clock_day_across_summer_time() -> None:
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    paris = ZoneInfo("Europe/Paris")
+    before = datetime(2026, 3, 29, 1, 30, tzinfo=paris)  # clocks go from 2:00 to 3:00 this night
+    assert parse_span("1 hour").add_to(before) == datetime(2026, 3, 29, 3, 30, tzinfo=paris)
+    assert parse_span("1 day").add_to(before) == datetime(2026, 3, 30, 1, 30, tzinfo=paris)
 
 
 @pytest.mark.parametrize("text", ["banana minutes", "10 bananas", "5", "", "minutes"])

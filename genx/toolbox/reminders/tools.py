@@ -53,7 +53,7 @@ class Reminders:
         span = parse_span(duration, what="a timer length")
         now = self.now()
         due = span.add_to(now)
-        seconds = (due - now).total_seconds()
+        seconds = due.timestamp() - now.timestamp()  # elapsed time (aware datetimes of one zone subtract wall clocks)
         if seconds <= 0:
             raise ToolFailure(f"A timer needs a length of time after now; {duration.strip()!r} is not.")
         self._check_ahead(seconds)
@@ -87,9 +87,10 @@ class Reminders:
     def _future(self, text: str, what: str) -> datetime:
         now = self.now()
         moment = parse_when(text, now)
-        if moment.when <= now:
+        ahead = moment.when.timestamp() - now.timestamp()
+        if ahead <= 0:
             raise ToolFailure(f"{text.strip()!r} has already passed; an {what} needs a time in the future.")
-        self._check_ahead((moment.when - now).total_seconds())
+        self._check_ahead(ahead)
         return moment.when
 
     def _check_ahead(self, seconds: float) -> None:
