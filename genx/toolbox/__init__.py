@@ -19,9 +19,10 @@ sentences (bad input → an error result a user can act on, via
 Shared helpers: spoken numbers (:mod:`.numwords`), lengths of time
 (:mod:`.spans`), the injectable clock and zone (:mod:`.clock`).
 
-Does not own: running tool calls in generation rounds, routing an utterance to
-a tool (intent matching), announcing fired reminders, or the app's config file
-(the app builds :class:`.webhooks.WebhookSpec` s from it).
+Does not own: running tool calls in generation rounds (:mod:`genx.toolrounds`),
+routing an utterance to a tool (:mod:`genx.match`), announcing fired reminders
+(the app's ``on_fire`` hook), or the app's config file (the app builds
+:class:`.webhooks.WebhookSpec` s from it).
 """
 
 from __future__ import annotations

@@ -174,7 +174,8 @@ def webhook_tool(spec: WebhookSpec, secrets: SecretStore | None = None) -> FuncT
         except httpx.HTTPError as e:
             raise ToolFailure(f"cannot reach {who}: {type(e).__name__}.") from None
 
-    return FuncTool(spec.name, spec.description, spec.parameters, call)
+    # Anything but GET may change the world: a tool runner must not repeat it for one request.
+    return FuncTool(spec.name, spec.description, spec.parameters, call, side_effects=spec.method != "GET")
 
 
 def webhook_tools(specs: list[WebhookSpec], secrets: SecretStore | None = None) -> list[FuncTool]:

@@ -86,6 +86,11 @@ def test_a_moment_on_a_named_day_is_not_moved_to_tomorrow() -> None:
 # -- the tools -------------------------------------------------------------------------
 
 
+def test_the_tools_that_change_the_store_are_side_effect_tools(reminders: Reminders) -> None:
+    flags = {t.name: t.side_effects for t in reminders.tools()}
+    assert flags == {"set_timer": True, "set_alarm": True, "set_reminder": True, "list_timers": False, "cancel_timer": True}
+
+
 async def test_set_timer_answers_with_its_length_and_ring_time(reminders: Reminders) -> None:
     t = {x.name: x for x in reminders.tools()}
     r = await t["set_timer"].call({"duration": "ten minutes", "label": "pasta"})

@@ -112,6 +112,11 @@ async def test_a_get_hook_sends_the_arguments_as_the_query_and_fills_url_placeho
     assert REQUESTS[-1]["key"] == "s3cret-token" and REQUESTS[-1]["auth"] is None
 
 
+def test_only_get_hooks_are_free_of_side_effects(server: str) -> None:
+    assert webhook_tool(spec(server, "/x", method="GET")).side_effects is False
+    assert all(webhook_tool(spec(server, "/x", method=m)).side_effects for m in ("POST", "PUT", "PATCH", "DELETE"))
+
+
 async def test_plain_text_answers_are_returned_as_text(server: str) -> None:
     r = await webhook_tool(spec(server, "/text")).call({})
     assert (r.is_error, r.content) == (False, "Lights on in the kitchen.")

@@ -101,7 +101,7 @@ class Reminders:
         return self.store.add(kind, int(due.timestamp() * 1000), created_ms=int(self._clock()), label=label, duration_s=duration_s)
 
     def tools(self) -> list[FuncTool]:
-        """The five tools over this store."""
+        """The five tools over this store; the ones that change it are ``side_effects`` tools (never run twice for one request)."""
 
         def set_timer(duration: str, label: str = "") -> str:
             """Start a countdown timer that rings when the time is up.
@@ -149,7 +149,8 @@ class Reminders:
             gone = self.cancel(which)
             return "Cancelled " + "; ".join(describe(i, self.now(), hours24=self.hours24, future=False) for i in gone) + "."
 
-        return [FuncTool.from_function(f) for f in (set_timer, set_alarm, set_reminder, list_timers, cancel_timer)]
+        changing = [FuncTool.from_function(f, side_effects=True) for f in (set_timer, set_alarm, set_reminder)]
+        return [*changing, FuncTool.from_function(list_timers), FuncTool.from_function(cancel_timer, side_effects=True)]
 
     def _at(self, item: Reminder) -> str:
         return _when_text(item, self.now(), hours24=self.hours24)
