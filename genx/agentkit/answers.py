@@ -268,29 +268,34 @@ class AnswerRunner:
         self._finish(turn, ans, interrupted=False)
 
     # -- the cut and the end ----------------------------------------------------------------------
-    async def _do_cut(self, turn: Turn, ans: Answer, onset: float | None, why: str) -> None:
+    async def _stop_output(self, turn: Turn, ans: Answer, onset: float | None) -> tuple[Any, float]:
+        """Steps (1), (2) and (4) of the cut; returns the player's positions and when playback stopped."""
         core = self._core
         positions: Any = {}
         audio = ans.audio
+        if audio is None:
+            return positions, core.clock()
         try:
-            if audio is not None:
-                try:
-                    positions = await self._player.stop(discard=True)  # (1)
-                except Exception as e:
-                    core.error(ErrorKind.PLAYER, f"could not stop playback: {e}", turn.turn_id)
-                t_stop = core.clock()
-                turn.timeline.mark("playback_stopped", t_stop)
-                self._mic.truncate_far(t_stop)
-                if onset is not None:
-                    self._mic.user_barged_in()
-                try:
-                    self.speech.interrupt(audio.inner, ans.route_id)  # (2)
-                except Exception:
-                    log.exception("TTS interrupt failed")
-                audio.cut()  # (4) closes the TTS stream: synthesis stops
-            else:
-                t_stop = core.clock()
-                turn.timeline.mark("playback_stopped", t_stop)
+            positions = await self._player.stop(discard=True)  # (1)
+        except Exception as e:
+            core.error(ErrorKind.PLAYER, f"could not stop playback: {e}", turn.turn_id)
+        t_stop = core.clock()
+        self._mic.truncate_far(t_stop)
+        if onset is not None:
+            self._mic.user_barged_in()
+        try:
+            self.speech.interrupt(audio.inner, ans.route_id)  # (2)
+        except Exception:
+            log.exception("TTS interrupt failed")
+        audio.cut()  # (4) closes the TTS stream: synthesis stops
+        return positions, t_stop
+
+    async def _do_cut(self, turn: Turn, ans: Answer, onset: float | None, why: str) -> None:
+        core = self._core
+        audio = ans.audio
+        try:
+            positions, t_stop = await self._stop_output(turn, ans, onset)
+            turn.timeline.mark("playback_stopped", t_stop)
             pos = positions.get(ans.route_id) if hasattr(positions, "get") else None
             if pos is not None:
                 ans.heard_samples = max(ans.heard_samples, int(pos.samples_heard))
@@ -307,6 +312,27 @@ class AnswerRunner:
             if audio is not None:
                 with contextlib.suppress(Exception):
                     await audio.wait_closed()
+
+    def discard(self, turn: Turn, ans: Answer, why: str) -> None:
+        """Forget a committed answer nobody has heard yet (its turn goes on): stop it, record nothing."""
+        if ans.finished or ans.interrupted:
+            return
+        ans.finished = ans.interrupted = True
+        if ans.watchdog is not None:
+            ans.watchdog.cancel()
+        self._answers.pop(ans.route_id, None)
+        self._heard.forget(ans.route_id)
+        if ans.task is not None and not ans.task.done():
+            ans.task.cancel()
+        t = asyncio.get_running_loop().create_task(self._silence(turn, ans), name=f"voice-loop-discard-{turn.turn_id}")
+        self.cutting.add(t)
+        t.add_done_callback(self.cutting.discard)
+
+    async def _silence(self, turn: Turn, ans: Answer) -> None:
+        await self._stop_output(turn, ans, None)
+        if ans.audio is not None:
+            with contextlib.suppress(Exception):
+                await ans.audio.wait_closed()
 
     def _finish(self, turn: Turn, ans: Answer, *, interrupted: bool, spoken: str | None = None) -> None:
         """``spoken``: the heard text when only part of the answer was heard (else the whole answer counts)."""

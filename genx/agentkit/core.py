@@ -43,6 +43,12 @@ class LoopConfig:
     # hands-free: start the answer on the transcript of a pause before the end-of-turn silence ran out;
     # its audio waits for the end of the turn and is dropped unheard if the user goes on talking
     preemptive_generation: bool = True
+    # hands-free with an end-of-turn detector: at a pause this long (and its provisional transcript) the detector
+    # scores the turn; complete → the turn ends now, else the VAD ends it after max_end_of_turn_ms of silence
+    turn_check_ms: int = 200
+    max_end_of_turn_ms: int = 2500
+    # speech that starts after the turn ended but before any of its answer was heard continues that turn
+    reopen_turns: bool = True
     echo_fallback: bool = True  # stricter VAD while the assistant speaks
     echo_tail_s: float = 0.25  # keep the echo measures this long after the last sample (reverb, latency)
     ptt_preroll_ms: int = 300  # audio from just before push-to-talk down

@@ -145,6 +145,14 @@ class UserFinal(Event):
 
 
 @dataclass(slots=True, frozen=True)
+class TurnReopened(Event):
+    """The user went on talking after the turn ended but before any of its answer was heard: the answer is
+    dropped unheard (its deltas are void) and the turn continues; a later ``UserFinal`` has the joined words."""
+
+    turn_id: str
+
+
+@dataclass(slots=True, frozen=True)
 class AssistantDelta(Event):
     """Generated text as it arrives (ahead of the audio)."""
 
@@ -210,6 +218,8 @@ class TurnMetrics(Event):
     bargein_ms: float | None = None
     interrupted: bool = False
     preemptive: bool = False  # generation started on the transcript before the end-of-turn silence ran out
+    turn_check_ms: float | None = None  # the turn's last end-of-turn check, call → verdict
+    ended_early: bool = False  # an end-of-turn detector ended the turn before the VAD's silence did
 
 
 @dataclass(slots=True, frozen=True)
@@ -233,6 +243,7 @@ LoopEvent: TypeAlias = (
     | SpeechEnded
     | UserPartial
     | UserFinal
+    | TurnReopened
     | AssistantDelta
     | AssistantSpoken
     | AssistantDone
@@ -417,6 +428,7 @@ __all__ = [
     "StateChanged",
     "Subscriber",
     "TurnMetrics",
+    "TurnReopened",
     "UserFinal",
     "UserPartial",
 ]

@@ -59,7 +59,7 @@ from genx.agentkit.heard import HeardTracker
 from genx.agentkit.history import History
 from genx.agentkit.metrics import Clock
 from genx.agentkit.mic import MicFrontEnd
-from genx.agentkit.ports import AudioOutput, Speech, SpeechDetector
+from genx.agentkit.ports import AudioOutput, EndOfTurnDetector, Speech, SpeechDetector
 from genx.agentkit.recorder import Recorder
 from genx.agentkit.router import SpeechRouter
 from genx.agentkit.store import ConversationStore, ConversationStoreError, new_conversation_id
@@ -91,6 +91,7 @@ class VoiceLoop:
         echo: EchoCanceller | None = None,
         echo_gate: EchoGate | None = None,
         echo_fallback: VadEchoFallback | None = None,
+        turn_detector: EndOfTurnDetector | None = None,
         clock: Clock = time.monotonic,
         wall_clock: Clock = time.time,
         bus: EventBus | None = None,
@@ -112,7 +113,7 @@ class VoiceLoop:
         self.recorder = Recorder(core, store)
         self.answers = AnswerRunner(core, speech=speech, player=player, mic=self.mic, heard=heard, recorder=self.recorder)
         self.turns = TurnManager(core, self.answers)
-        self.router = SpeechRouter(core, self.turns, vad=vad, asr=asr, ptt_vad=ptt_vad)
+        self.router = SpeechRouter(core, self.turns, vad=vad, asr=asr, ptt_vad=ptt_vad, turn_detector=turn_detector)
         self.answers.on_over = self.turns.answer_over
         self.answers.drop_held = self.turns.drop_held
         self.mic.to_vad = self.router.feed_vad

@@ -10,7 +10,9 @@ which follow the last utterance of the turn. :meth:`TurnTimeline.to_event` deriv
   ``playout_ms`` first_audio → first_played;
 * ``v2v_ms`` speech_end → first_played + output latency (what the user waits
   for; counted from the end of speech, so the end-of-turn silence wait is in it);
-* ``bargein_ms`` barge_in → playback_stopped.
+* ``bargein_ms`` barge_in → playback_stopped;
+* ``turn_check_ms``: the last end-of-turn check of the turn (call → verdict), and
+  ``ended_early``: a detector ended the turn before the VAD's silence did.
 
 :class:`LatencyStats` summarises many turns (median, p95) for logs and the bench.
 """
@@ -67,6 +69,9 @@ class TurnTimeline:
     playback_stopped: float | None = None
     interrupted: bool = False
     preemptive: bool = False  # the answer was started before the end of the turn
+    turn_checks: int = 0  # end-of-turn detector verdicts for this turn
+    turn_check_ms: float | None = None  # the last one's call → verdict time
+    ended_early: bool = False  # a detector ended the turn before the VAD's silence did
 
     def mark(self, stage: str, t: float) -> None:
         """Record ``stage`` at ``t`` unless already set (``speech_end`` / ``asr_final`` move to the latest)."""
@@ -105,6 +110,8 @@ class TurnTimeline:
             bargein_ms=_ms(self.barge_in, self.playback_stopped),
             interrupted=self.interrupted,
             preemptive=self.preemptive,
+            turn_check_ms=self.turn_check_ms,
+            ended_early=self.ended_early,
         )
 
 

@@ -12,6 +12,9 @@
   byte belongs to (:class:`~genx.agentkit.spoken.SegmentRecorder`), with an
   interrupt that drops the unpulled suffix of the answer's route
   (:mod:`genx.agentkit.tts` adapts the streamkit TTS transformer).
+* :class:`EndOfTurnDetector`: is the user's turn complete at this pause?
+  (``genx.turn``'s detectors fit): ``check(audio, transcript)`` scores the
+  utterance so far off the event loop and returns a verdict with ``complete``.
 * ASR is a plain :class:`~genx.transformers.Transformer` (utterance routes in,
   transcript routes out), the LLM a :class:`~genx.generators.Generator`.
 
@@ -107,4 +110,21 @@ class Speech(Protocol):
         ...
 
 
-__all__ = ["AudioOutput", "PlayedPositionLike", "PositionListener", "Speech", "SpeechDetector"]
+class TurnVerdictLike(Protocol):
+    @property
+    def complete(self) -> bool: ...
+
+    @property
+    def probability(self) -> float: ...
+
+
+class EndOfTurnDetector(Protocol):
+    """Scores a pause: ``audio`` is the utterance so far (16 kHz mono int16 PCM), ``transcript`` its provisional text."""
+
+    @property
+    def name(self) -> str: ...
+
+    async def check(self, audio: bytes, transcript: str | None = None) -> TurnVerdictLike: ...
+
+
+__all__ = ["AudioOutput", "EndOfTurnDetector", "PlayedPositionLike", "PositionListener", "Speech", "SpeechDetector", "TurnVerdictLike"]

@@ -25,26 +25,39 @@ from typing import Any
 
 from genx.agentkit.asr_feed import UTTERANCE, AsrFeed
 from genx.agentkit.core import L16_16K, LoopCore
+from genx.agentkit.end_of_turn import TurnEndChecker
 from genx.agentkit.events import ErrorKind, Mode, SpeechEnded
-from genx.agentkit.ports import SpeechDetector
+from genx.agentkit.ports import EndOfTurnDetector, SpeechDetector, TurnVerdictLike
 from genx.agentkit.turns import SpeechRoute, Turn, TurnPort
-from genx.chunk import Blob, MessageChunk, Role
+from genx.chunk import Blob, MessageChunk, Role, StreamCtrl
 from genx.ids import new_stream_id
 from genx.stream import Stream, StreamBuilder
 from genx.transformers import Transformer
 
 log = logging.getLogger("genx.agentkit.loop")
 
+END_UTTERANCE = "end-utterance"  # to the VAD: end the open utterance here (genx.local.vad.END_UTTERANCE)
+
 
 class SpeechRouter:
     """See the module docstring."""
 
-    def __init__(self, core: LoopCore, turns: TurnPort, *, vad: SpeechDetector, asr: Transformer, ptt_vad: SpeechDetector | None) -> None:
+    def __init__(
+        self,
+        core: LoopCore,
+        turns: TurnPort,
+        *,
+        vad: SpeechDetector,
+        asr: Transformer,
+        ptt_vad: SpeechDetector | None,
+        turn_detector: EndOfTurnDetector | None = None,
+    ) -> None:
         self._core = core
         self._turns = turns
         self._vad = vad
         self._ptt_vad = ptt_vad
         self._feed = AsrFeed(core, turns, asr)
+        self._eot = TurnEndChecker(core, turn_detector, self._end_at_pause) if turn_detector is not None else None
         self.routes: dict[str, SpeechRoute] = {}  # VAD / trimmed push-to-talk route id → speech route
         self._ignored: set[str] = set()  # VAD routes not sent to the ASR
         self.ptt: SpeechRoute | None = None
@@ -61,6 +74,9 @@ class SpeechRouter:
 
     async def start(self) -> list[tuple[Any, str]]:
         """Open the VAD, ASR (and trimmer) streams; returns the reader coroutines to run, with task names."""
+        tune = getattr(self._vad, "tune", None)
+        if self._eot is not None and callable(tune):
+            tune(end_silence_ms=self._core.config.max_end_of_turn_ms)  # the detector ends complete turns sooner
         self._vad_timing()
         self._vad_in = StreamBuilder()
         vad_out = await self._vad.transform(self._vad_in.stream, on_speech=self._on_vad_event)
@@ -76,6 +92,8 @@ class SpeechRouter:
             if b is not None and not b.ended:
                 b.done()
         self._feed.close()
+        if self._eot is not None:
+            self._eot.cancel()
 
     def forget_turn(self, turn: Turn) -> None:
         """Nothing of ``turn``'s speech reaches the turn manager any more (a new conversation)."""
@@ -181,8 +199,25 @@ class SpeechRouter:
         p = route.pauses
         if p.feed(data) and route.flushed:
             self._feed.resumed(route)
+            if self._eot is not None:
+                self._eot.resumed(route)
         if not route.flushed and p.quiet_ms >= early and p.voiced_ms >= 100.0:
             self._feed.flush(route)
+        if self._eot is not None:
+            self._eot.audio(route, data)
+            self._eot.maybe_check(route)
+
+    def _end_at_pause(self, route: SpeechRoute, verdict: TurnVerdictLike) -> None:
+        """The detector found the turn complete at this pause: end it now, and the VAD's utterance with it
+        (speech after this is a new onset: a barge-in, or the same turn reopened)."""
+        if not route.open:
+            return
+        if self._vad_in is not None and not self._vad_in.ended:
+            self._vad_in.push(MessageChunk(role=Role.USER, ctrl=StreamCtrl(stream_id="mic", label=END_UTTERANCE)))
+        tl = route.turn.timeline
+        tl.ended_early = True
+        tl.mark("speech_end", self._core.clock() - route.pauses.quiet_ms / 1000.0)
+        self._close_route(route, 0)
 
     def _close_route(self, route: SpeechRoute, ts: int, error: str = "") -> None:
         if not route.open:
@@ -209,7 +244,7 @@ class SpeechRouter:
             core.error(ErrorKind.INPUT, "the microphone is muted; unmute to talk", level=logging.INFO)
             return
         now = core.clock()
-        if not self._turns.admit_speech(now, "push-to-talk"):
+        if not self._turns.admit_speech(now, "push-to-talk", "ptt"):
             core.error(ErrorKind.INPUT, "barge-in is off: wait for the answer to finish", level=logging.INFO)
             return
         sid = new_stream_id()

@@ -12,6 +12,9 @@ heard (``collecting``) and the turn being answered (``answering``), and decides:
 * **end of turn**: when every route is closed and every utterance transcribed,
   the joined words start the answer (an empty transcript is reported and the
   loop listens again);
+* **turn reopen** (hands-free): speech that starts after the turn ended but
+  before any of its answer was heard continues that turn: the answer is dropped unheard, the
+  transcripts join, one turn is recorded (``reopen_turns``);
 * **held answers** (preemptive generation): at a pause whose transcript is
   complete, the answer starts *held*; it is committed when the turn ends with
   the same words, and dropped unheard when the user goes on.
@@ -27,7 +30,7 @@ import logging
 from typing import Protocol
 
 from genx.agentkit.core import LoopCore
-from genx.agentkit.events import ErrorKind, LoopState, SpeechStarted, UserFinal
+from genx.agentkit.events import ErrorKind, LoopState, SpeechStarted, TurnReopened, UserFinal
 from genx.agentkit.metrics import TurnTimeline
 from genx.agentkit.spoken import join_segments
 from genx.agentkit.turns import Answer, SpeechRoute, Turn
@@ -42,6 +45,7 @@ class AnswerPort(Protocol):
     def launch(self, turn: Turn, ans: Answer) -> None: ...
     def commit(self, turn: Turn, ans: Answer) -> None: ...
     def drop(self, turn: Turn, ans: Answer, why: str) -> None: ...
+    def discard(self, turn: Turn, ans: Answer, why: str) -> None: ...
     def cut(self, turn: Turn, ans: Answer, onset: float | None, why: str) -> None: ...
 
 
@@ -67,16 +71,43 @@ class TurnManager:
         return turn, turn.answer
 
     # -- speech from the router ---------------------------------------------------------------
-    def admit_speech(self, onset: float, why: str) -> bool:
-        """New user speech: barge in on a running answer, or refuse it (barge-in off)."""
+    def admit_speech(self, onset: float, why: str, source: str = "vad") -> bool:
+        """New user speech (``source``: "vad" or "ptt"): reopen the turn, barge in on a running answer, or refuse
+        it (barge-in off)."""
         turn = self.answering
         if turn is None or turn.answer is None or turn.answer.finished:
+            return True
+        if source == "vad" and self._can_reopen(turn, turn.answer):
+            self._reopen(turn, turn.answer, why)
             return True
         if not self._core.config.barge_in:
             log.info("%s while the assistant speaks ignored (barge-in is off)", why)
             return False
         self._answers.cut(turn, turn.answer, onset, why)
         return True
+
+    def _can_reopen(self, turn: Turn, ans: Answer) -> bool:
+        return (
+            self._core.config.reopen_turns
+            and bool(turn.routes)
+            and all(r.source == "vad" for r in turn.routes)  # push-to-talk ends a turn on purpose
+            and not ans.started_playing
+            and self.collecting is None
+            and turn.conversation_id == self._core.conversation_id
+        )
+
+    def _reopen(self, turn: Turn, ans: Answer, why: str) -> None:
+        """The user goes on before hearing the answer: forget it, and let the new speech join ``turn``."""
+        log.debug("turn %s: reopened before its answer was heard (%s)", turn.turn_id, why)
+        self._answers.discard(turn, ans, why)
+        turn.answer = None
+        self.answering = None
+        turn.user_text = ""
+        turn.timeline.clear("asr_final", "generation_start", "first_token", "first_audio")
+        turn.timeline.preemptive = False
+        turn.timeline.ended_early = False
+        self.collecting = turn
+        self._core.emit(TurnReopened(turn_id=turn.turn_id))
 
     def open_route(self, sid: str, source: str, t: float) -> SpeechRoute:
         """A speech route starts: it joins the turn being heard, or opens a new one."""

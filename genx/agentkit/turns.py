@@ -61,6 +61,10 @@ class SpeechRoute:
     capped: bool = False
     pauses: PauseTracker = field(default_factory=PauseTracker)  # voiced audio counted since the start or the last flush
     flushed: bool = False  # the ASR was asked for the transcript of this pause
+    # end-of-turn detection (hands-free, with a detector): the last seconds of audio, and the pause being checked
+    recent: bytearray = field(default_factory=bytearray)
+    pause_seq: int = 0  # bumped when sound resumes: a verdict for an earlier pause is void
+    pause_checked: bool = False
 
 
 @dataclass(slots=True, eq=False)
@@ -117,7 +121,7 @@ class Turn:
 class TurnPort(Protocol):
     """What the router asks of the turn manager."""
 
-    def admit_speech(self, onset: float, why: str) -> bool: ...
+    def admit_speech(self, onset: float, why: str, source: str = "vad") -> bool: ...
     def open_route(self, sid: str, source: str, t: float) -> SpeechRoute: ...
     def drop_held(self, turn: Turn, why: str) -> None: ...
     def maybe_answer(self, turn: Turn) -> None: ...

@@ -23,6 +23,12 @@ Modes:
   ``trailing_keep_ms``). :class:`UtteranceDetector` and :class:`SpeechTrimmer` are
   the pure state machines, usable on their own.
 
+Control: a control-only chunk labelled :data:`END_UTTERANCE` on an input route
+ends that route's open utterance at that point of the audio (``end`` event, EOS)
+and starts detecting afresh, so speech after it opens a new utterance with a new
+onset (the voice loop sends it when an end-of-turn detector ended the turn
+before the silence did).
+
 Barge-in: the ``on_speech`` callback gets a :class:`SpeechEvent` synchronously, on
 the event loop, in the same step that decides the onset (before the BOS is
 queued), i.e. ``ceil(onset_ratio * window)`` voiced frames after speech starts.
@@ -54,6 +60,7 @@ from genx.local.pump import spawn_transform
 from genx.stream import Stream, StreamBuilder
 from genx.transformers.audiostream.pcm import PCMConverter
 
+END_UTTERANCE = "end-utterance"  # control label: end the open utterance now (see the module docstring)
 log = logging.getLogger(__name__)
 
 Mode = Literal["auto", "external"]
@@ -364,6 +371,11 @@ class _VadCall:
                     if c.is_end_of_stream():
                         routes.pop(sid).finish(c.error)
                 elif c.is_control_only() and c.ctrl is not None:
+                    if c.label == END_UTTERANCE and not c.is_begin_of_stream() and not c.is_end_of_stream():
+                        open_route = routes.get(sid)
+                        if open_route is not None:
+                            open_route.end_utterance()
+                        continue
                     if c.is_begin_of_stream():
                         old = routes.pop(sid, None)
                         if old is not None:
@@ -573,6 +585,13 @@ class _Route:
         self._spoke = False
         self._out.push(MessageChunk.eos(sid, role=Role.USER, label=self.settings.label, error=error, timestamp=ts))
 
+    def end_utterance(self) -> None:
+        """Close the open utterance here (hands-free) and detect the next one from scratch."""
+        if self.external:
+            return
+        self._close("", self._samples // (self.settings.frame_bytes // 2))
+        self._detector = UtteranceDetector(self.settings)
+
     def finish(self, error: str) -> None:
         """The input route ended: flush the converter and close an open utterance."""
         if self._out.ended:
@@ -600,6 +619,7 @@ def from_config(spec: object = None, secrets: object = None, *, on_speech: Speec
 
 
 __all__ = [
+    "END_UTTERANCE",
     "FrameClassifier",
     "SpeechEvent",
     "SpeechTrimmer",

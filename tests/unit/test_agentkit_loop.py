@@ -28,6 +28,7 @@ from genx.agentkit.events import (
     SpeechStarted,
     StateChanged,
     TurnMetrics,
+    TurnReopened,
     UserFinal,
     UserPartial,
 )
@@ -238,15 +239,40 @@ async def test_push_to_talk_down_within_50_ms_of_the_answer_cuts_it_cleanly() ->
     await rig.stop()
 
 
-async def test_speech_onset_before_the_first_audio_cancels_the_answer_before_anything_is_played() -> None:
+async def test_with_reopen_off_speech_onset_before_the_first_audio_cancels_the_answer_before_anything_is_played() -> None:
     slow_start = Reply([(1.0, "Late answer. ")])
-    rig = await _rig(speech=[(0.5, 2.0), (2.35, 3.0)], transcripts=["one", "two"], replies=[slow_start, Reply([(0.1, "Done.")])])
+    cfg = LoopConfig(generator="fake/model", system_prompt="Be brief.", reopen_turns=False)
+    rig = await _rig(
+        speech=[(0.5, 2.0), (2.35, 3.0)], transcripts=["one", "two"], replies=[slow_start, Reply([(0.1, "Done.")])], config=cfg
+    )
     await rig.run_until(6.0)
     done = rig.of(AssistantDone)
     assert done[0].interrupted and done[0].spoken_text == "" and done[0].text == ""
     assert rig.gen.calls[0].closed
     assert not any(r.sid == done[0].turn_id for r in rig.player._order)
     assert [(m.role, m.text()) for m in rig.gen.calls[1].messages] == [(Role.USER, "one two")]
+    await rig.stop()
+
+
+async def test_speech_before_the_first_audio_reopens_the_turn_and_one_answer_to_both_utterances_is_stored(tmp_path: Path) -> None:
+    store = ConversationStore(tmp_path)
+    slow_start = Reply([(1.0, "Late answer. ")])
+    rig = await _rig(
+        speech=[(0.5, 2.0), (2.35, 3.0)], transcripts=["one", "two"], replies=[slow_start, Reply([(0.1, "Done.")])], store=store
+    )
+    await rig.run_until(6.0)
+    reopened = rig.of(TurnReopened)
+    assert [e.turn_id for e in reopened] == ["t1"]
+    assert rig.gen.calls[0].closed  # the unheard answer's generation was cancelled
+    assert len([r for r in rig.player._order if r.played > 0]) == 1  # only the answer to both utterances was played
+    assert [(m.role, m.text()) for m in rig.gen.calls[1].messages] == [(Role.USER, "one two")]
+    done = rig.of(AssistantDone)
+    assert [(d.turn_id, d.interrupted, d.text) for d in done] == [("t1", False, "Done.")]
+    assert [e.text for e in rig.of(UserFinal)] == ["one", "one two"]
+    assert [(t.user_text, t.assistant_text) for t in rig.loop.history.turns()] == [("one two", "Done.")]
+    await rig.loop.flush_store()
+    recs = store.load(rig.loop.conversation_id)
+    assert [(r.turn_id, r.user_text, r.assistant_text, r.interrupted) for r in recs] == [("t1", "one two", "Done.", False)]
     await rig.stop()
 
 

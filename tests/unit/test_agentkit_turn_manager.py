@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from genx.agentkit.core import LoopConfig, LoopCore
-from genx.agentkit.events import EventBus, LoopError, LoopState, SpeechStarted, StateChanged, UserFinal
+from genx.agentkit.events import EventBus, LoopError, LoopState, SpeechStarted, StateChanged, TurnReopened, UserFinal
 from genx.agentkit.spoken import SegmentRecorder
 from genx.agentkit.turn_manager import TurnManager
 from genx.agentkit.turns import Answer, SpeechRoute, Turn, Utterance
@@ -33,6 +33,10 @@ class FakeAnswers:
     def commit(self, turn: Turn, ans: Answer) -> None:
         ans.held = False
         self.calls.append(("commit", turn.turn_id, ans.prompt))
+
+    def discard(self, turn: Turn, ans: Answer, why: str) -> None:
+        ans.finished = ans.interrupted = True
+        self.calls.append(("discard", turn.turn_id, why))
 
     def drop(self, turn: Turn, ans: Answer, why: str) -> None:
         ans.finished = ans.interrupted = True
@@ -116,7 +120,8 @@ def test_speech_after_the_answer_started_opens_a_new_turn_and_barges_in_with_its
     r1, u1 = tl.at(0.5).speech("v1")
     tl.at(1.5).end(r1)
     tl.at(1.6).transcribed(u1, "tell me a story")
-    assert tl.turns.answering is r1.turn
+    assert tl.turns.answering is r1.turn and r1.turn.answer is not None
+    r1.turn.answer.started_playing = True  # the user has heard some of it
     onset = 3.25
     assert tl.turns.admit_speech(onset, "speech onset") is True
     r2, _ = tl.at(3.3).speech("v2")
@@ -129,6 +134,8 @@ def test_with_barge_in_off_speech_during_an_answer_is_refused_and_nothing_is_cut
     r1, u1 = tl.at(0.5).speech("v1")
     tl.end(r1)
     tl.transcribed(u1, "hello")
+    assert r1.turn.answer is not None
+    r1.turn.answer.started_playing = True
     assert tl.turns.admit_speech(2.0, "speech onset") is False
     assert [c[0] for c in tl.answers.calls] == ["launch"]
 
@@ -231,3 +238,47 @@ def test_abandoning_the_heard_turn_drops_its_held_answer_and_forgets_the_turn() 
     dropped = tl.turns.abandon_collecting("new conversation")
     assert dropped is r1.turn and tl.turns.collecting is None
     assert tl.answers.calls[-1] == ("drop", "t1", "new conversation")
+
+
+def test_speech_before_any_of_the_answer_was_heard_reopens_the_turn_and_the_joined_words_get_one_answer() -> None:
+    tl = Timeline(preemptive_generation=False)
+    r1, u1 = tl.at(0.5).speech("v1")
+    tl.at(1.5).end(r1)
+    tl.at(1.6).transcribed(u1, "I'd like to book a table for")
+    assert tl.answers.calls == [("launch", "t1", "I'd like to book a table for")]
+    assert tl.turns.admit_speech(2.4, "speech onset") is True  # nothing of the answer was played yet
+    assert tl.answers.calls[-1] == ("discard", "t1", "speech onset")
+    assert [e.turn_id for e in tl.of(TurnReopened)] == ["t1"]  # type: ignore[attr-defined]
+    r2, u2 = tl.at(2.45).speech("v2")
+    assert r2.turn is r1.turn and tl.turns.answering is None
+    tl.at(3.2).end(r2)
+    tl.transcribed(u2, "four people")
+    assert tl.answers.calls[-1] == ("launch", "t1", "I'd like to book a table for four people")
+
+
+def test_a_key_press_after_a_hands_free_turn_barges_in_instead_of_reopening_it() -> None:
+    tl = Timeline(preemptive_generation=False)
+    r1, u1 = tl.at(0.5).speech("v1")
+    tl.at(1.5).end(r1)
+    tl.transcribed(u1, "what is the weather")
+    assert tl.turns.admit_speech(1.7, "push-to-talk", "ptt") is True
+    assert tl.answers.calls[-1] == ("cut", "t1", "push-to-talk@1.7")
+
+
+def test_a_push_to_talk_turn_is_never_reopened_a_new_press_barges_in() -> None:
+    tl = Timeline(preemptive_generation=False)
+    r1, u1 = tl.at(0.5).speech("p1", source="ptt")
+    tl.at(1.5).end(r1)
+    tl.transcribed(u1, "what is the weather")
+    assert tl.turns.admit_speech(1.7, "speech onset") is True
+    assert tl.answers.calls[-1] == ("cut", "t1", "speech onset@1.7")
+    assert tl.of(TurnReopened) == []
+
+
+def test_with_reopen_off_speech_before_the_answer_was_heard_cuts_it_as_a_barge_in() -> None:
+    tl = Timeline(preemptive_generation=False, reopen_turns=False)
+    r1, u1 = tl.at(0.5).speech("v1")
+    tl.end(r1)
+    tl.transcribed(u1, "hello")
+    assert tl.turns.admit_speech(2.0, "speech onset") is True
+    assert tl.answers.calls[-1] == ("cut", "t1", "speech onset@2.0")
