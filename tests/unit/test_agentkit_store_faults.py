@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from genx.agentkit.store import ConversationStore, ConversationStoreError, TurnRecord
-next_turn_seq = None
+from genx.agentkit.store import ConversationStore, ConversationStoreError, TurnRecord, next_turn_seq
 
 _real_write = os.write
 _real_fsync = os.fsync
@@ -166,7 +165,9 @@ def test_a_retried_record_that_reached_the_disk_after_all_is_loaded_once(tmp_pat
     assert ConversationStore(tmp_path).load_with_errors("c1") == ([_rec(1)], [])
 
 
-def test_flush_writes_what_is_pending_once_the_disk_recovers_and_load_sees_it_before(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_flush_writes_what_is_pending_once_the_disk_recovers_and_load_sees_it_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = ConversationStore(tmp_path)
     with monkeypatch.context() as m:
         m.setattr(os, "write", _failing_write(errno.ENOSPC, times=10))
@@ -226,7 +227,15 @@ def test_encoding_failure_is_a_typed_error_and_nothing_is_queued(tmp_path: Path)
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("interrupted", "false"), ("interrupted", 0), ("typed", "yes"), ("typed", None), ("started_at", "now"), ("started_at", True), ("error", 3)],
+    [
+        ("interrupted", "false"),
+        ("interrupted", 0),
+        ("typed", "yes"),
+        ("typed", None),
+        ("started_at", "now"),
+        ("started_at", True),
+        ("error", 3),
+    ],
 )
 def test_a_field_of_the_wrong_type_makes_the_line_corrupt_instead_of_coercing_it(tmp_path: Path, field: str, value: object) -> None:
     d = json.loads(_rec(1).to_json())
