@@ -7,6 +7,7 @@ bounded memory and a typed error (``ValueError`` from the decoders, a provider
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable
 from typing import Any
@@ -45,7 +46,7 @@ cut_list = st.lists(st.integers(min_value=0, max_value=2000), max_size=12)
 
 def pieces(body: bytes, cuts: list[int]) -> list[bytes]:
     bounds = sorted({min(c, len(body)) for c in cuts} | {0, len(body)})
-    return [body[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+    return [body[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 def sse_body(evs: list[SSEEvent], eol: bytes, comments: bool) -> bytes:
@@ -93,7 +94,9 @@ json_values = st.recursive(
 
 @FUZZ
 @given(objs=st.lists(json_values, max_size=8), cuts=cut_list, blank_lines=st.booleans(), final_newline=st.booleans())
-def test_any_split_of_a_valid_ndjson_body_gives_its_objects(objs: list[Any], cuts: list[int], blank_lines: bool, final_newline: bool) -> None:
+def test_any_split_of_a_valid_ndjson_body_gives_its_objects(
+    objs: list[Any], cuts: list[int], blank_lines: bool, final_newline: bool
+) -> None:
     sep = b"\n\n" if blank_lines else b"\n"
     body = sep.join(json.dumps(o, ensure_ascii=False).encode() for o in objs) + (b"\n" if final_newline else b"")
     d = NDJSONDecoder()
