@@ -42,5 +42,3 @@ def _call(module: str, func: str, args: argparse.Namespace) -> int:
         return show_missing(f"{module}.{func} is not built yet", headless=args.headless or args.self_test or args.list_devices)
     mod = importlib.import_module(module)
     return int(getattr(mod, func)(args))
-
-
