@@ -86,7 +86,7 @@ def test_records_with_fields_of_the_wrong_type_are_reported_and_the_others_load_
 
 
 @FUZZ_IO
-@given(recs=st.lists(records, min_size=1, max_size=6), cut=st.integers(min_value=0), after=records)
+@given(recs=st.lists(records, min_size=1, max_size=6, unique_by=lambda r: r.turn_id), cut=st.integers(min_value=0), after=records)
 def test_a_file_torn_at_any_byte_loads_its_whole_lines_and_the_next_append_is_intact(
     recs: list[TurnRecord], cut: int, after: TurnRecord
 ) -> None:
