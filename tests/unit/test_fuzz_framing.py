@@ -183,6 +183,7 @@ def event_bytes(obj: Any, framing: str) -> bytes:
 @given(kind=st.sampled_from(sorted(CONVERTERS)), objs=st.lists(shaped, max_size=6), tail=st.binary(max_size=40), cuts=cut_list)
 # Found by this test: the OpenAI Chat converter iterated "choices": true (a TypeError, not a provider error).
 @example(kind="openai-chat", objs=[{"choices": True}], tail=b"", cuts=[])
+@example(kind="anthropic", objs=[], tail=b"data: " + b"[" * 100_000 + b"\n\n", cuts=[])  # found: a RecursionError
 def test_shaped_garbage_events_end_every_converter_with_a_provider_error_or_an_end_state(
     kind: str, objs: list[Any], tail: bytes, cuts: list[int]
 ) -> None:
