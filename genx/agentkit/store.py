@@ -259,7 +259,7 @@ class ConversationStore:
 
     def _open_append(self, p: Path) -> int:
         """An ``O_APPEND`` descriptor; a new file is created 0600 and its directory fsynced."""
-        flags = os.O_RDWR | os.O_APPEND  # read: the tail check | getattr(os, "O_CLOEXEC", 0)
+        flags = os.O_RDWR | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)  # read too: the tail check
         try:
             return os.open(p, flags)
         except FileNotFoundError:
