@@ -14,7 +14,8 @@ state machine: turn open/join, barge-in admission, end of turn, held answers),
 the parts' device interfaces (:mod:`.ports`), the player's per-answer
 pull-through source (:mod:`.speaker`), per-answer TTS with segment recording
 (:mod:`.tts`), the spoken-only history and its word alignment (:mod:`.spoken`,
-:mod:`.history`), the conversation store (:mod:`.store`), per-turn metrics
+:mod:`.history`), the conversation store (:mod:`.store`; its records and turn-id
+numbering in :mod:`.records`), per-turn metrics
 (:mod:`.metrics`), echo handling (:mod:`.echo`) and deterministic fakes for
 tests and UI work (:mod:`.testing`).
 

@@ -1,92 +1,50 @@
 """Conversation store: one JSON Lines file per conversation, one line per finished turn.
 
 Layout: ``<root>/<conversation_id>.jsonl`` where ``root`` defaults to
-``platformdirs.user_data_path("parley") / "conversations"``. Every line is one
-:class:`TurnRecord` as a JSON object (``"v": 1``). Each append is flushed and
-fsynced before it returns, so a crash loses at most the turn in progress; a torn
-last line (crash mid-write) is terminated before the next append so it never
-corrupts the following record.
+``platformdirs.user_data_path("parley") / "conversations"`` (created 0700; files
+0600, and the directory is fsynced when a file is created). Every line is one
+:class:`TurnRecord` as a JSON object (``"v": 1``).
 
-Loading skips lines that are not valid records, logging a warning that names the
-file and line number. Methods block on file I/O: call them from a worker thread
-(``asyncio.to_thread``) when on the event loop.
+Writing: each record is one ``os.write`` on an ``O_APPEND`` descriptor, then
+fsynced, so a crash loses at most the turn in progress. Before *every* append the
+file's last byte is checked: a torn last line (a crash or a failed write) is
+terminated in the same write, so it never swallows the following record. A write
+that fails (disk full, I/O error) is undone where possible (the file is truncated
+back) and the record is *kept*: it is retried, in order, before the next record
+of that conversation and by :meth:`ConversationStore.flush`. Nothing is dropped.
+
+Loading skips lines that are not valid records (strictly typed, see
+:mod:`.records`: ``"interrupted": "false"`` is not a record), logging a warning that names the file and line
+number; a line repeating the record just before it (a retried write whose first
+attempt did land) is loaded once. :func:`next_turn_seq` tells a loop continuing a
+conversation where its turn ids ``t1, t2, …`` go on. Methods block on file I/O:
+call them from a worker thread (``asyncio.to_thread``) when on the event loop.
 """
 
 from __future__ import annotations
 
-import json
+import errno
 import logging
 import os
 import re
 import secrets
+import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from genx.agentkit.records import TurnRecord, next_turn_seq
 from genx.errors import GenxError
 
 log = logging.getLogger("genx.agentkit.store")
 
 _ID_RE = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
-RECORD_VERSION = 1
+DIR_MODE = 0o700
+FILE_MODE = 0o600
 
 
 class ConversationStoreError(GenxError):
     """The conversation directory or file cannot be used."""
-
-
-@dataclass(slots=True)
-class TurnRecord:
-    """One finished exchange.
-
-    ``assistant_text`` is what the history keeps: the spoken text when
-    ``interrupted``, else the whole answer. ``generated_text`` is everything the
-    model produced (for the record; never fed back when interrupted).
-    ``timings`` holds the per-turn metrics (seconds / milliseconds, see
-    :class:`~genx.agentkit.events.TurnMetrics`).
-    """
-
-    turn_id: str
-    user_text: str
-    assistant_text: str
-    interrupted: bool = False
-    generated_text: str = ""
-    typed: bool = False
-    error: str = ""
-    generator: str = ""
-    started_at: float = 0.0  # wall clock (epoch seconds)
-    timings: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> str:
-        d = asdict(self)
-        d["v"] = RECORD_VERSION
-        return json.dumps(d, ensure_ascii=False, separators=(",", ":"))
-
-    @classmethod
-    def from_json(cls, line: str) -> TurnRecord:
-        """Parse one line; ``ValueError`` names what is wrong."""
-        d = json.loads(line)
-        if not isinstance(d, dict):
-            raise ValueError("not a JSON object")
-        for key in ("turn_id", "user_text", "assistant_text"):
-            if not isinstance(d.get(key), str):
-                raise ValueError(f"missing or non-string {key!r}")
-        timings = d.get("timings") or {}
-        if not isinstance(timings, dict):
-            raise ValueError("'timings' is not an object")
-        return cls(
-            turn_id=d["turn_id"],
-            user_text=d["user_text"],
-            assistant_text=d["assistant_text"],
-            interrupted=bool(d.get("interrupted", False)),
-            generated_text=str(d.get("generated_text", "")),
-            typed=bool(d.get("typed", False)),
-            error=str(d.get("error", "")),
-            generator=str(d.get("generator", "")),
-            started_at=float(d.get("started_at", 0.0)),
-            timings=timings,
-        )
 
 
 @dataclass(slots=True, frozen=True)
@@ -112,14 +70,15 @@ def new_conversation_id(now: float | None = None) -> str:
 
 
 class ConversationStore:
-    """Append-only JSONL files under ``root`` (created on first write)."""
+    """Append-only JSONL files under ``root`` (created on first write). Thread-safe."""
 
-    __slots__ = ("_checked", "root", "title_chars")
+    __slots__ = ("_lock", "_pending", "root", "title_chars")
 
     def __init__(self, root: Path | str | None = None, *, title_chars: int = 60) -> None:
         self.root = Path(root) if root is not None else default_root()
         self.title_chars = title_chars
-        self._checked: set[str] = set()  # files whose tail was checked for a torn line
+        self._lock = threading.Lock()
+        self._pending: dict[str, list[bytes]] = {}  # conversation id → encoded records not yet written, in order
 
     def path(self, conversation_id: str) -> Path:
         if not _ID_RE.match(conversation_id):
@@ -129,43 +88,123 @@ class ConversationStore:
         return self.root / f"{conversation_id}.jsonl"
 
     def append(self, conversation_id: str, record: TurnRecord) -> None:
-        """Append one turn and fsync it."""
+        """Append one turn and fsync it, after any earlier records of this conversation that failed to write.
+
+        On failure :class:`ConversationStoreError` is raised and the record is kept
+        for the next :meth:`append` or :meth:`flush`; records of other conversations
+        that are still pending are retried too (quietly).
+        """
         p = self.path(conversation_id)
-        line = record.to_json() + "\n"
         try:
-            self.root.mkdir(parents=True, exist_ok=True)
-            with open(p, "ab") as f:
-                if conversation_id not in self._checked:
-                    self._checked.add(conversation_id)
-                    if f.tell() > 0 and _last_byte(p) != b"\n":
-                        f.write(b"\n")  # terminate a torn line left by a crash
-                f.write(line.encode("utf-8"))
-                f.flush()
-                os.fsync(f.fileno())
+            line = (record.to_json() + "\n").encode("utf-8")
+        except (TypeError, ValueError) as e:
+            raise ConversationStoreError(f"cannot encode turn {record.turn_id!r} for {p}: {e}") from e
+        with self._lock:
+            self._pending.setdefault(conversation_id, []).append(line)
+            self._write_pending(conversation_id)
+            for other in [c for c in self._pending if c != conversation_id]:
+                try:
+                    self._write_pending(other)
+                except ConversationStoreError as e:
+                    log.warning("%s", e)
+
+    def flush(self) -> None:
+        """Write every pending record (each conversation's in order); raise the first failure, keeping what is left."""
+        with self._lock:
+            first: ConversationStoreError | None = None
+            for cid in list(self._pending):
+                try:
+                    self._write_pending(cid)
+                except ConversationStoreError as e:
+                    first = first or e
+            if first is not None:
+                raise first
+
+    def pending(self, conversation_id: str | None = None) -> int:
+        """How many records wait to be written (for one conversation, or all)."""
+        with self._lock:
+            if conversation_id is not None:
+                return len(self._pending.get(conversation_id, ()))
+            return sum(len(v) for v in self._pending.values())
+
+    def _write_pending(self, conversation_id: str) -> None:
+        lines = self._pending.get(conversation_id)
+        if not lines:
+            self._pending.pop(conversation_id, None)
+            return
+        p = self.path(conversation_id)
+        try:
+            self._ensure_root()
+            fd = self._open_append(p)
+            try:
+                while lines:
+                    _append_record(fd, lines[0])
+                    del lines[0]
+            finally:
+                os.close(fd)
         except OSError as e:
-            raise ConversationStoreError(f"cannot write conversation file {p}: {e.strerror or e}; check disk space and permissions") from e
+            n = len(lines)
+            kept = f"; {n} turn{'s' if n != 1 else ''} kept, to be retried" if n else ""
+            raise ConversationStoreError(
+                f"cannot write conversation file {p}: {e.strerror or e}{kept}; check disk space and permissions"
+            ) from e
+        del self._pending[conversation_id]
+
+    def _ensure_root(self) -> None:
+        if self.root.is_dir():
+            return
+        self.root.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+        _fsync_dir(self.root.parent)
+
+    def _open_append(self, p: Path) -> int:
+        """An ``O_APPEND`` descriptor; a new file is created 0600 and its directory fsynced."""
+        flags = os.O_RDWR | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)  # read too: the tail check
+        try:
+            return os.open(p, flags)
+        except FileNotFoundError:
+            pass
+        try:
+            fd = os.open(p, flags | os.O_CREAT | os.O_EXCL, FILE_MODE)
+        except FileExistsError:  # created meanwhile by another writer
+            return os.open(p, flags)
+        try:
+            _fsync_dir(p.parent)
+        except OSError:
+            os.close(fd)
+            raise
+        return fd
 
     def load(self, conversation_id: str) -> list[TurnRecord]:
-        """The turns of a conversation, skipping (and logging) corrupt lines. Missing file → []."""
+        """The turns of a conversation, skipping (and logging) corrupt lines. Missing file (and nothing pending) → []."""
         return self.load_with_errors(conversation_id)[0]
 
     def load_with_errors(self, conversation_id: str) -> tuple[list[TurnRecord], list[str]]:
-        """Like :meth:`load`, also returning one message per skipped line."""
+        """Like :meth:`load`, also returning one message per skipped line.
+
+        Records still waiting to be written (:meth:`pending`) come last: what was
+        appended is what loads, even while the disk refuses it.
+        """
         p = self.path(conversation_id)
+        with self._lock:
+            pending = list(self._pending.get(conversation_id, ()))
         try:
             raw = p.read_bytes()
         except FileNotFoundError:
-            return [], []
+            raw = b""
         except OSError as e:
             raise ConversationStoreError(f"cannot read conversation file {p}: {e.strerror or e}") from e
         records: list[TurnRecord] = []
         problems: list[str] = []
-        for lineno, bline in enumerate(raw.split(b"\n"), start=1):
+        previous = b""
+        for lineno, bline in enumerate(raw.split(b"\n") + [ln.rstrip(b"\n") for ln in pending], start=1):
             if not bline.strip():
                 continue
+            if bline == previous:
+                continue  # a retried write whose first attempt reached the disk after all
             try:
                 records.append(TurnRecord.from_json(bline.decode("utf-8")))
-            except (ValueError, UnicodeDecodeError, TypeError) as e:
+                previous = bline
+            except ValueError as e:
                 msg = f"{p}:{lineno}: skipped a corrupt line ({e})"
                 log.warning("%s", msg)
                 problems.append(msg)
@@ -188,8 +227,10 @@ class ConversationStore:
         return out
 
     def delete(self, conversation_id: str) -> None:
-        self.path(conversation_id).unlink(missing_ok=True)
-        self._checked.discard(conversation_id)
+        p = self.path(conversation_id)
+        with self._lock:
+            self._pending.pop(conversation_id, None)
+            p.unlink(missing_ok=True)
 
     def _title(self, p: Path) -> str:
         try:
@@ -197,7 +238,7 @@ class ConversationStore:
                 for bline in f:
                     try:
                         rec = TurnRecord.from_json(bline.decode("utf-8"))
-                    except (ValueError, UnicodeDecodeError, TypeError):
+                    except ValueError:
                         continue
                     text = " ".join(rec.user_text.split())
                     if text:
@@ -207,10 +248,51 @@ class ConversationStore:
         return ""
 
 
-def _last_byte(p: Path) -> bytes:
-    with open(p, "rb") as f:
-        f.seek(-1, os.SEEK_END)
-        return f.read(1)
+def _append_record(fd: int, line: bytes) -> None:
+    """One ``os.write`` of ``line`` (after a newline when the file ends in a torn line), then fsync.
+
+    On failure the file is truncated back to its size before the write, so a
+    partial line does not stay behind (if even that fails, the next append's tail
+    check terminates it).
+    """
+    size = os.fstat(fd).st_size
+    data = line
+    if size > 0 and os.pread(fd, 1, size - 1) != b"\n":
+        data = b"\n" + line  # terminate a torn line left by a crash or a failed write
+    try:
+        written = os.write(fd, data)
+        if written != len(data):
+            raise OSError(errno.EIO, f"short write ({written} of {len(data)} bytes)")
+        os.fsync(fd)
+    except OSError:
+        try:
+            os.ftruncate(fd, size)
+        except OSError as e:
+            log.warning("could not undo a failed write (%s); the torn line will be terminated before the next one", e)
+        raise
 
 
-__all__ = ["ConversationInfo", "ConversationStore", "ConversationStoreError", "TurnRecord", "default_root", "new_conversation_id"]
+def _fsync_dir(d: Path) -> None:
+    """Make a new directory entry in ``d`` durable (best effort where directories cannot be opened)."""
+    try:
+        fd = os.open(d, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError as e:
+        if e.errno not in (errno.EINVAL, errno.ENOTSUP):
+            raise
+    finally:
+        os.close(fd)
+
+
+__all__ = [
+    "ConversationInfo",
+    "ConversationStore",
+    "ConversationStoreError",
+    "TurnRecord",
+    "default_root",
+    "new_conversation_id",
+    "next_turn_seq",
+]

@@ -16,6 +16,7 @@ from typing import Any
 
 from genx.agentkit.spoken import SegmentRecorder
 from genx.stream import Stream
+from genx.transformers.streamkit.tts_pipeline import DEFAULT_LOOKAHEAD_S
 from genx.transformers.tts import Synthesizer, TTSTransformer
 
 
@@ -52,15 +53,28 @@ class RecordingSynthesizer:
 class StreamkitSpeech:
     """Per-answer TTS calls over ``synthesizer`` (e.g. ``genx.local.piper_tts.PiperSynthesizer``)."""
 
-    __slots__ = ("language", "max_chunk_ms", "synthesizer")
+    __slots__ = ("language", "lookahead_s", "max_chunk_ms", "synthesizer")
 
-    def __init__(self, synthesizer: Synthesizer, *, language: str = "auto", max_chunk_ms: float | None = 20.0) -> None:
+    def __init__(
+        self,
+        synthesizer: Synthesizer,
+        *,
+        language: str = "auto",
+        max_chunk_ms: float | None = 20.0,
+        lookahead_s: float | None = DEFAULT_LOOKAHEAD_S,
+    ) -> None:
         self.synthesizer = synthesizer
         self.language = language
         self.max_chunk_ms = max_chunk_ms
+        self.lookahead_s = lookahead_s  # audio synthesized ahead of what the player pulled (see TTSTransformer)
 
     async def speak(self, text: Stream, recorder: SegmentRecorder) -> Stream:
-        tts = TTSTransformer(RecordingSynthesizer(self.synthesizer, recorder), language=self.language, max_chunk_ms=self.max_chunk_ms)
+        tts = TTSTransformer(
+            RecordingSynthesizer(self.synthesizer, recorder),
+            language=self.language,
+            max_chunk_ms=self.max_chunk_ms,
+            lookahead_s=self.lookahead_s,
+        )
         return await tts.transform(text)
 
     def interrupt(self, audio: Stream, stream_id: str) -> bool:

@@ -7,8 +7,11 @@ generator of PCM bytes for one segment. The text is made speakable first
 (:func:`~genx.local.speakable.speakable_text`); Piper then synthesizes it sentence
 by sentence in a worker thread and each sentence is yielded as soon as it is
 ready, cut into chunks of at most ``chunk_ms`` (default 40 ms) so a player pulls
-finely. ``aclose()`` on the generator stops the worker before its next sentence;
-the sentence in flight (one ONNX run, tens of ms) is discarded.
+finely. The worker runs at most :data:`AHEAD_SENTENCES` sentences ahead of the
+generator's consumer (it waits when they are not taken), so a consumer that stops
+pulling also stops synthesis. ``aclose()`` on the generator stops the worker
+before its next sentence; the sentence in flight (one ONNX run, tens of ms) is
+discarded.
 
 The voice (``.onnx`` + ``.onnx.json`` beside it) is loaded once per process and
 shared: ``InferenceSession.run`` is thread-safe and Piper guards its espeak-ng
@@ -137,6 +140,7 @@ def piper_voice(model: Path, config: Path, threads: int = 0) -> SharedModel[Pipe
 
 
 _END = object()
+AHEAD_SENTENCES = 2  # a worker synthesizes at most this many sentences ahead of the generator's consumer
 
 
 class PiperSynthesizer:
@@ -175,6 +179,7 @@ class PiperSynthesizer:
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[object] = asyncio.Queue()
         stop = threading.Event()
+        slots = threading.Semaphore(AHEAD_SENTENCES)  # sentences synthesized but not yet taken by the consumer
         syn_config = self._syn_config()
         silence = b"\x00\x00" * (self.sample_rate * self.options.sentence_silence_ms // 1000)
 
@@ -187,8 +192,17 @@ class PiperSynthesizer:
         def work() -> None:
             try:
                 first = True
-                for chunk in voice.synthesize(clean, syn_config=syn_config):
+                sentences = iter(voice.synthesize(clean, syn_config=syn_config))
+                while True:
+                    # Wait until the consumer took an earlier sentence; give up when it is gone (a pool thread
+                    # blocked for ever would hold the interpreter at exit).
+                    while not slots.acquire(timeout=0.5):
+                        if stop.is_set() or loop.is_closed():
+                            return
                     if stop.is_set():
+                        return
+                    chunk = next(sentences, None)
+                    if chunk is None or stop.is_set():
                         return
                     pcm = chunk.audio_int16_bytes
                     post(pcm if first or not silence else silence + pcm)
@@ -203,6 +217,7 @@ class PiperSynthesizer:
         try:
             while True:
                 item = await queue.get()
+                slots.release()
                 if item is _END:
                     break
                 if isinstance(item, BaseException):
@@ -212,6 +227,7 @@ class PiperSynthesizer:
                     yield item[i : i + step]
         finally:
             stop.set()
+            slots.release()  # a worker waiting for a slot sees the stop
             if worker.done() and not worker.cancelled():
                 worker.exception()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import types
 from collections.abc import Sequence
 from pathlib import Path
@@ -45,8 +46,9 @@ def key_path(loc: Sequence[int | str]) -> str:
             out += f"[{part}]"
         elif part.replace("_", "").replace("-", "").isalnum():
             out += f".{part}" if out else part
-        else:
-            out += f'."{part}"' if out else f'"{part}"'
+        else:  # a quoted key, escaped as a TOML basic string: "a.b", "\"", ""
+            quoted = json.dumps(part, ensure_ascii=False)
+            out += f".{quoted}" if out else quoted
     return out
 
 

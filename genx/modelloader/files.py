@@ -88,7 +88,10 @@ class ModelFile(BaseModel):
 
     def resolve(self, *, key: str = "") -> Path:
         """The absolute path (not checked for existence). A missing package is a ConfigError."""
-        rel = Path(self.path).expanduser()
+        try:
+            rel = Path(self.path).expanduser()
+        except RuntimeError as e:  # "~someone/…" for a user this system does not know
+            raise ConfigError(f"cannot expand {self.path!r}: {e}; write the full path", key=key or None) from None
         if self.package is None:
             if rel.is_absolute():
                 return rel

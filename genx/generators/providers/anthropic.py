@@ -28,6 +28,7 @@ from genx.errors import Done
 from genx.generators.providers.config import ProviderConfig
 from genx.generators.providers.convert import ConverterBase, as_int, call_chunk, end_for_finish, text_chunk, thinking_chunk
 from genx.generators.providers.errors import UnsupportedSettingError, classify
+from genx.generators.providers.framing import loads_json
 from genx.generators.providers.generator import KindGenerator
 from genx.generators.providers.request import b64, blob_kind, deep_merge, map_params, signature_usable, system_text, unsupported_blob
 from genx.generators.providers.toolcalls import FunctionToolLike, function_specs, pair_tool_results
@@ -91,7 +92,7 @@ def _assistant_blocks(provider: str, m: Message, ids: list[str]) -> list[dict[st
             raise unsupported_blob(provider, p, m.role, "assistant messages carry text and thinking only")
     for cid, c in zip(ids, m.tool_calls, strict=True):
         try:
-            args = json.loads(c.arguments or "{}")
+            args = loads_json(c.arguments or "{}")
         except ValueError:
             args = {}
         out.append({"type": "tool_use", "id": cid, "name": c.name, "input": args if isinstance(args, dict) else {}})

@@ -13,6 +13,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from genx.errors import GenxError, UnexpectedEndOfStreamError
+from genx.generators.providers.framing import loads_json
 
 
 class ProviderError(GenxError):
@@ -230,7 +231,7 @@ def classify_body(provider: str, status: int, body: bytes, headers: Mapping[str,
     text = body.decode("utf-8", "replace").strip()
     payload: Any
     try:
-        payload = json.loads(text) if text else {}
+        payload = loads_json(text) if text else {}
     except ValueError:
         payload = {"error": {"message": text[:500] or f"HTTP {status}"}}
     if isinstance(payload, list) and payload:  # Gemini wraps errors in a list on some endpoints

@@ -35,6 +35,7 @@ from genx.errors import Blocked, Done, Truncated
 from genx.generators.providers.config import ProviderConfig
 from genx.generators.providers.convert import ConverterBase, as_int, call_chunk, text_chunk, thinking_chunk
 from genx.generators.providers.errors import ProviderError, classify
+from genx.generators.providers.framing import loads_json
 from genx.generators.providers.generator import KindGenerator
 from genx.generators.providers.request import b64, blob_kind, deep_merge, map_params, signature_usable, system_text, unsupported_blob
 from genx.generators.providers.toolcalls import (
@@ -117,7 +118,7 @@ def _model_parts(provider: str, m: Message, ids: list[str]) -> list[dict[str, An
     sigs = m.meta.get("thought_signatures") or {}
     for cid, c in zip(ids, m.tool_calls, strict=True):
         try:
-            args = json.loads(c.arguments or "{}")
+            args = loads_json(c.arguments or "{}")
         except ValueError:
             args = {}
         fc: dict[str, Any] = {"name": c.name, "args": args if isinstance(args, dict) else {}}

@@ -16,7 +16,6 @@ facts arrive as the last chunk of every stream, a part-less chunk whose
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Literal, Protocol
@@ -29,7 +28,7 @@ from genx.generators.provider_kinds import KINDS
 from genx.generators.providers.config import ProviderConfig, Timeouts, kind_config
 from genx.generators.providers.convert import ASSISTANT, ConverterBase
 from genx.generators.providers.errors import ProtocolError, ProviderError
-from genx.generators.providers.framing import NDJSONDecoder, SSEDecoder
+from genx.generators.providers.framing import NDJSONDecoder, SSEDecoder, loads_json
 from genx.generators.providers.toolcalls import DroppedCall, FunctionToolLike, parse_arguments
 from genx.generators.providers.transport import HttpTransport, Sleep, WireRequest
 from genx.model import ModelContext, ModelContextBuilder, ModelParams, MultiModelContext, Usage
@@ -92,9 +91,12 @@ def feed_sse(conv: ConverterBase, decoder: SSEDecoder, data: bytes, out: list[Me
     Raises the converter's ProviderError (``out`` keeps what came before it) or a
     ProtocolError for an event whose data is not JSON.
     """
-    events = decoder.feed(data) if data else []
-    if eof:
-        events += decoder.close()
+    try:
+        events = decoder.feed(data) if data else []
+        if eof:
+            events += decoder.close()
+    except ValueError as e:  # FrameTooLargeError
+        raise ProtocolError(conv.provider, f"malformed event stream: {e}") from e
     for ev in events:
         raw = ev.data
         if not raw:
@@ -103,10 +105,10 @@ def feed_sse(conv: ConverterBase, decoder: SSEDecoder, data: bytes, out: list[Me
             out += conv.on_done()
             continue
         try:
-            obj = json.loads(raw)
+            obj = loads_json(raw)
         except ValueError as e:
             raise ProtocolError(conv.provider, f"malformed event: data is not JSON: {raw[:200]!r}") from e
-        out += conv.feed(ev.event, obj)
+        out += convert_event(conv, ev.event, obj)
         if conv.finished:
             return
 
@@ -120,9 +122,37 @@ def feed_ndjson(conv: ConverterBase, decoder: NDJSONDecoder, data: bytes, out: l
     except ValueError as e:
         raise ProtocolError(conv.provider, f"malformed event: {e}") from e
     for obj in objs:
-        out += conv.feed("", obj)
+        out += convert_event(conv, "", obj)
         if conv.finished:
             return
+
+
+_SHAPE_ERRORS = (TypeError, AttributeError, KeyError, IndexError, ValueError, ArithmeticError)
+
+
+def convert_event(conv: ConverterBase, event: str, obj: Any) -> list[MessageChunk]:
+    """``conv.feed(event, obj)``; an event of a shape the converter cannot read is a ProtocolError naming it.
+
+    The converters read the documented shapes; a provider (or a proxy) sending
+    something else must end the stream with a typed error, not crash the converter.
+    """
+    try:
+        return conv.feed(event, obj)
+    except ProviderError:
+        raise
+    except _SHAPE_ERRORS as e:
+        what = f"event {event!r}" if event else "event"
+        raise ProtocolError(conv.provider, f"malformed {what}: unexpected shape ({type(e).__name__}: {e}): {obj!r:.200}") from e
+
+
+def close_converter(conv: ConverterBase) -> tuple[list[MessageChunk], BaseException]:
+    """``conv.close()``, with the same protection as :func:`convert_event` for state built from odd events."""
+    try:
+        return conv.close()
+    except ProviderError:
+        raise
+    except _SHAPE_ERRORS as e:
+        raise ProtocolError(conv.provider, f"malformed stream: cannot finish it ({type(e).__name__}: {e})") from e
 
 
 def convert_bytes(
@@ -139,7 +169,7 @@ def convert_bytes(
                 break
         else:
             feed(conv, decoder, b"", out, eof=True)
-        tail, end = conv.close()
+        tail, end = close_converter(conv)
         out += tail
     except ProviderError as e:
         end = e
@@ -229,7 +259,7 @@ class HttpGenerator:
                     break
             else:
                 feed(conv, decoder, b"", out, eof=True)
-            tail, end = conv.close()
+            tail, end = close_converter(conv)
             out += tail
         except ProviderError as e:
             # Chunks converted before the error are delivered; pending (unfinished) tool calls are not.
@@ -310,4 +340,15 @@ class KindGenerator(HttpGenerator):
         raise NotImplementedError
 
 
-__all__ = ["Dialect", "HttpGenerator", "KindGenerator", "NoToolCallError", "ProviderStream", "convert_bytes", "feed_ndjson", "feed_sse"]
+__all__ = [
+    "Dialect",
+    "HttpGenerator",
+    "KindGenerator",
+    "NoToolCallError",
+    "ProviderStream",
+    "close_converter",
+    "convert_bytes",
+    "convert_event",
+    "feed_ndjson",
+    "feed_sse",
+]

@@ -22,6 +22,7 @@ from genx.errors import Done, Truncated
 from genx.generators.providers.config import ProviderConfig
 from genx.generators.providers.convert import ConverterBase, as_int, call_chunk, text_chunk, thinking_chunk
 from genx.generators.providers.errors import UnsupportedSettingError, classify
+from genx.generators.providers.framing import loads_json
 from genx.generators.providers.generator import KindGenerator, NoToolCallError
 from genx.generators.providers.request import b64, blob_kind, deep_merge, map_params, only_text, system_text, unsupported_blob
 from genx.generators.providers.toolcalls import (
@@ -76,7 +77,7 @@ def ollama_messages(provider: str, ctx: ModelContext) -> list[dict[str, Any]]:
             calls = []
             for c in m.tool_calls:
                 try:
-                    args = json.loads(c.arguments or "{}")
+                    args = loads_json(c.arguments or "{}")
                 except ValueError:
                     args = {}
                 calls.append({"function": {"name": c.name, "arguments": args if isinstance(args, dict) else {}}})

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections import deque
 from collections.abc import Iterable
@@ -23,6 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 from genx.chunk import FuncCall, Message, Role
 from genx.errors import ToolArgumentsError
 from genx.generators.providers.errors import ToolPairingError, UnsupportedSettingError
+from genx.generators.providers.framing import loads_json
 from genx.tools import SearchWebTool
 
 GENERATED_ID_PREFIX = "call_genx_"
@@ -45,7 +45,7 @@ def normalize_arguments(raw: str | None) -> str | None:
     if raw is None or not raw.strip():
         return "{}"
     try:
-        value = json.loads(raw)
+        value = loads_json(raw)
     except ValueError:
         return None
     if not isinstance(value, dict):
@@ -259,7 +259,7 @@ def function_specs(provider: str, tools: Iterable[object]) -> ToolSpecs:
 def parse_arguments(provider: str, tool: FunctionToolLike, call: FuncCall) -> dict[str, Any]:
     """Parse and validate a forced call's arguments against ``tool`` (raises ToolArgumentsError)."""
     try:
-        value = json.loads(call.arguments or "{}")
+        value = loads_json(call.arguments or "{}")
     except ValueError as e:
         raise ToolArgumentsError(tool.name, f"{provider} returned arguments that are not JSON: {call.arguments[:200]!r} ({e})") from e
     if not isinstance(value, dict):

@@ -33,6 +33,7 @@ from genx.generators.providers.errors import (
     classify_body,
     parse_retry_after,
 )
+from genx.generators.providers.framing import loads_json
 
 log = logging.getLogger(__name__)
 
@@ -200,7 +201,7 @@ class HttpTransport:
             await stream.aclose()
         raw = b"".join(parts)
         try:
-            return json.loads(raw)
+            return loads_json(raw)
         except ValueError as e:
             raise ProtocolError(self.config.provider, f"the response is not JSON: {raw[:200]!r}") from e
 

@@ -28,6 +28,15 @@ Per input StreamID (``genx-behaviours.md`` "TTS pipeline"):
 
 Segments are synthesized one at a time, in the order they became complete
 across all routes (the synthesizer sees exactly that order).
+
+Look-ahead (backpressure from the consumer): a segment starts only while the
+audio queued and not yet pulled is at most ``lookahead_s`` seconds (default
+3 s; ``None`` = unbounded). So synthesis runs at most ``lookahead_s`` plus one
+segment ahead of the consumer (a player pulls just in time, so: ahead of what
+was heard), and a barge-in throws little synthesis work away. A segment, once
+started, is synthesized whole, so the segment being heard is complete and its
+text/audio alignment exact. Durations are exact for ``audio/L16``; encoded
+audio is budgeted at 128 kbit/s (at lower bitrates the look-ahead is longer).
 """
 
 from __future__ import annotations
@@ -43,7 +52,7 @@ from genx.errors import Done, GenerateError, State
 from genx.mime import parse_mime
 from genx.stream import Stream
 from genx.transformers.audiostream.normalizer import Normalizer
-from genx.transformers.audiostream.pcm import PCMFramer, is_l16, pcm_format_from_mime
+from genx.transformers.audiostream.pcm import AudioFormatError, PCMFramer, is_l16, pcm_format, pcm_format_from_mime
 from genx.transformers.streamkit.errors import ResponseActiveError
 from genx.transformers.streamkit.invocation import INTERRUPTED_TEXT, Invocation, InvocationStream
 from genx.transformers.streamkit.response import Response, ResponseConfig
@@ -53,6 +62,9 @@ if TYPE_CHECKING:
     from genx.transformers.tts import Synthesizer
 
 log = logging.getLogger(__name__)
+
+DEFAULT_LOOKAHEAD_S = 3.0
+ENCODED_BYTES_PER_SECOND = 16_000  # 128 kbit/s: at least the bitrate of speech codecs, so the budget is >= lookahead_s
 
 
 @dataclass(slots=True, eq=False)
@@ -78,6 +90,7 @@ class TTSPipeline:
 
     __slots__ = (
         "_active",
+        "_budget",
         "_current_route",
         "_current_task",
         "_inv",
@@ -85,6 +98,7 @@ class TTSPipeline:
         "_language",
         "_max_chunk_ms",
         "_mime",
+        "_room",
         "_routes",
         "_synth",
         "stream",
@@ -98,11 +112,14 @@ class TTSPipeline:
         language: str = "auto",
         max_chunk_ms: float | None = None,
         output_max_bytes: int = 0,
+        lookahead_s: float | None = DEFAULT_LOOKAHEAD_S,
     ) -> None:
         self._synth = synthesizer
         self._mime = parse_mime(synthesizer.mime)  # InvalidMimeError names the bad MIME
         if max_chunk_ms is not None and max_chunk_ms <= 0:
             raise ValueError(f"max_chunk_ms must be positive, got {max_chunk_ms}")
+        self._budget = lookahead_bytes(self._mime, lookahead_s)
+        self._room: asyncio.Future[None] | None = None
         SentenceSegmenter(language=language)  # validates the language early
         self._language = language
         self._max_chunk_ms = max_chunk_ms
@@ -114,6 +131,8 @@ class TTSPipeline:
         self._current_task: asyncio.Task[None] | None = None
         self.stream = TTSStream(self)
         self._inv.on_cancel(self._stop_synthesis)
+        if self._budget:
+            self._inv.output.add_observer(self._on_pull)
 
     @property
     def invocation(self) -> Invocation:
@@ -147,6 +166,7 @@ class TTSPipeline:
         if route in self._active:
             self._active.remove(route)
         self._inv.interrupt(route.response, text)
+        self._wake_if_room()  # its unpulled audio is gone
 
     def _stop_synthesis(self) -> None:
         t = self._current_task
@@ -231,6 +251,25 @@ class TTSPipeline:
             self._jobs.put_nowait(_Job("say", route, seg))
         self._jobs.put_nowait(_Job("finish", route))
 
+    # -- look-ahead ---------------------------------------------------------------------
+    def _on_pull(self, chunk: MessageChunk) -> None:
+        self._wake_if_room()
+
+    def _wake_if_room(self) -> None:
+        room = self._room
+        if room is not None and not room.done() and self._inv.output.queued_bytes <= self._budget:
+            room.set_result(None)
+
+    async def _wait_for_room(self) -> None:
+        """Return once the unpulled output is within the look-ahead budget."""
+        while self._budget and self._inv.output.queued_bytes > self._budget:
+            room = asyncio.get_running_loop().create_future()
+            self._room = room
+            try:
+                await room
+            finally:
+                self._room = None
+
     # -- synthesis ----------------------------------------------------------------------
     async def _synthesize_jobs(self) -> None:
         while True:
@@ -276,6 +315,7 @@ class TTSPipeline:
             self._current_route = self._current_task = None
 
     async def _run_synth(self, route: _Route, text: str) -> None:
+        await self._wait_for_room()  # in this task, so interrupting the route also drops the wait
         gen = self._synth.synthesize(text)
         normalizer = Normalizer(self._mime)
         framer: PCMFramer | None = None
@@ -324,6 +364,21 @@ class TTSStream(InvocationStream):
         return [r.response.stream_id for r in self._pipeline._active]
 
 
+def lookahead_bytes(mime: str, seconds: float | None) -> int:
+    """The byte budget of ``seconds`` of ``mime`` audio (0 = unbounded)."""
+    if seconds is None:
+        return 0
+    if not seconds > 0:
+        raise ValueError(f"lookahead_s must be positive (or None for unbounded), got {seconds}")
+    rate = ENCODED_BYTES_PER_SECOND
+    if is_l16(mime):
+        try:
+            rate = pcm_format(mime).bytes_per_second
+        except AudioFormatError:  # no rate given: budget it like encoded audio
+            pass
+    return max(1, int(seconds * rate))
+
+
 async def _aclose(gen: AsyncIterator[bytes]) -> None:
     aclose = getattr(gen, "aclose", None)
     if aclose is None:
@@ -334,4 +389,4 @@ async def _aclose(gen: AsyncIterator[bytes]) -> None:
         log.exception("closing the synthesizer generator failed")
 
 
-__all__ = ["TTSPipeline", "TTSStream"]
+__all__ = ["DEFAULT_LOOKAHEAD_S", "TTSPipeline", "TTSStream", "lookahead_bytes"]
