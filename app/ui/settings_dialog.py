@@ -54,6 +54,7 @@ from app.ui.settings_form import (
 )
 from app.ui.theme import state_color
 from app.ui.widgets.state_indicator import LevelMeter
+from genx.modelloader import ConfigError
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +86,7 @@ def hotkey_ok(text: str) -> bool:
 
 class SettingsDialog(QDialog):
     saved = Signal(object)  # the new Settings
+    notice = Signal(str)  # after a save: something the user must be told (the old file kept aside, keys removed)
 
     def __init__(
         self,
@@ -580,16 +582,22 @@ class SettingsDialog(QDialog):
             for p in self._providers:
                 if p.forget_key and not p.api_key:
                     forget_key(p.name, self.keyring)
-            settings_file.save(new, self.config_path)
+            # base: what the dialog showed, so only the user's changes are written (never one-off CLI overrides)
+            written = settings_file.save(new, self.config_path, base=self.base)
         except KeyringUnavailable as e:
             self.show_problems([("", str(e))])
             return
         except OSError as e:
             self.show_problems([("", f"Could not write {self.config_path}: {e.strerror or e}. Check the folder's permissions.")])
             return
+        except ConfigError as e:  # the file changed meanwhile into something these settings cannot merge with
+            self.show_problems([("", f"Could not save: {e}")])
+            return
         log.info("settings saved to %s", self.config_path)
         self.result_settings = new
         self.saved.emit(new)
+        if written.message:
+            self.notice.emit(written.message)
         self.accept()
 
     def done(self, result: int) -> None:
