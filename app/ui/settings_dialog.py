@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 
 from app import settings as settings_file
 from app.settings import Settings
+from app.ui.hotkey import hotkey_ok
 from app.ui.settings_form import (
     PROVIDER_KINDS,
     FormValues,
@@ -74,14 +75,6 @@ class AudioTools(Protocol):
     async def mic_check(self, device: str | None, on_level: Callable[[float], None], seconds: float) -> float:
         """Listen ``seconds`` on ``device`` reporting levels (0..1); returns the peak level."""
         ...
-
-
-def hotkey_ok(text: str) -> bool:
-    seq = QKeySequence(text)
-    if seq.count() != 1:
-        return False
-    combo = seq[0]  # type: ignore[index]  # QKeySequence.operator[] (missing from the stubs)
-    return bool(combo.keyboardModifiers() == Qt.KeyboardModifier.NoModifier and combo.key() != Qt.Key.Key_unknown)
 
 
 class SettingsDialog(QDialog):
