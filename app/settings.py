@@ -248,6 +248,17 @@ def with_generator_prompts(settings: Settings) -> Settings:
     return settings.model_copy(update={"generators": generators})
 
 
+def with_overrides(settings: Settings, **sections: Mapping[str, Any]) -> Settings:
+    """``settings`` with values replaced for this run only (``audio={"input_device": ...}``): validated, the
+    file's notes kept. Never saved: the dialog saves against what it showed (:func:`save`'s ``base``)."""
+    data = settings.model_dump(mode="python")
+    for name, values in sections.items():
+        data[name].update(values)
+    out = Settings.model_validate(data, strict=False)
+    out._notes = settings.notes
+    return out
+
+
 HEADER = (
     "# Parley settings. Parley writes only what you change here and keeps your comments;\n"
     "# every key and its default is explained in default_config.toml (app/default_config.toml).\n"
@@ -392,4 +403,5 @@ __all__ = [
     "load_settings",
     "save",
     "with_generator_prompts",
+    "with_overrides",
 ]

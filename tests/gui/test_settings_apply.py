@@ -157,3 +157,18 @@ def test_a_hotkey_parley_cannot_use_is_reported_and_space_is_used(aloop, tmp_pat
     assert c.window.ptt_filter.key == Qt.Key.Key_Space
     box.close()
     run(aloop, c.shutdown())
+
+
+def test_notes_about_removed_keys_are_shown_also_with_command_line_overrides(aloop, tmp_path, window_state, qtbot) -> None:  # type: ignore[no-untyped-def]
+    cfg = tmp_path / "config.toml"
+    cfg.write_text("[loop]\nvad_aggressiveness = 1\n")
+    args = argparse.Namespace(mode="push-to-talk", generator=None, input_device=None, output_device=None)
+    effective = _apply_cli(load_settings(cfg), args)
+    assert isinstance(effective, Settings) and effective.vad[0].aggressiveness == 1
+    c = make(tmp_path, window_state, FakeFactory(), settings=effective)
+    qtbot.addWidget(c.window)
+    c.show()
+    (box,) = c.dialogs
+    assert "[loop] vad_aggressiveness" in box.text() and "[vad]" in box.text()
+    box.close()
+    run(aloop, c.shutdown())
