@@ -12,7 +12,8 @@ Two steps make a save:
   the file already yields (a default the user never wrote) stays absent.
 
 Lists of named tables (``[[generators]]``, ``[[voices]]``, ``[asr]``, ``[vad]``) are matched by ``name``.
-On disk: :func:`keep_aside` copies an unusable file to ``<name>.bad-<time>`` before anything replaces it, and
+On disk: :func:`keep_aside` copies an unusable file to ``<name>.bad-<time>`` (a good one that could not be edited in
+place to ``<name>.old-<time>``) before anything replaces it, and
 :func:`write_atomic` writes through a temporary file, fsync and rename. Qt-free and pydantic-free:
 :mod:`app.settings` validates before and after.
 """
@@ -188,11 +189,11 @@ def new_document(header: str) -> tomlkit.TOMLDocument:
 
 
 # -- the file on disk --------------------------------------------------------------------------------------
-def keep_aside(p: Path, raw: bytes) -> Path:
-    """Copy the unusable file to ``<name>.bad-<time>`` (never replacing an earlier copy); fsync'd."""
+def keep_aside(p: Path, raw: bytes, tag: str = "bad") -> Path:
+    """Copy ``raw`` (the file as read) to ``<name>.<tag>-<time>``, never replacing an earlier copy; fsync'd."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     for n in range(1000):
-        aside = p.with_name(f"{p.name}.bad-{stamp}" + (f"-{n}" if n else ""))
+        aside = p.with_name(f"{p.name}.{tag}-{stamp}" + (f"-{n}" if n else ""))
         try:
             fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
@@ -202,7 +203,7 @@ def keep_aside(p: Path, raw: bytes) -> Path:
             f.flush()
             os.fsync(f.fileno())
         return aside
-    raise FileExistsError(f"cannot keep {p} aside: too many {p.name}.bad-{stamp}* files")
+    raise FileExistsError(f"cannot keep {p} aside: too many {p.name}.{tag}-{stamp}* files")
 
 
 def write_atomic(p: Path, text: str) -> None:

@@ -25,7 +25,7 @@ the user changed are written, comments and layout stay, defaults the user never
 wrote stay absent, and values only overridden for this run (``base``: what the
 user was shown, e.g. with ``--mode``) are never written. A file that cannot be
 used is never overwritten: it is kept as ``config.toml.bad-<time>`` first
-(:attr:`Saved.kept_bad`).
+(:attr:`Saved.kept_aside`).
 """
 
 from __future__ import annotations
@@ -274,19 +274,25 @@ def dumps(settings: Settings) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Saved:
-    """What :func:`save` did: the file written, the unusable file kept aside (if any), removed keys dropped."""
+    """What :func:`save` did: the file written, the previous file kept aside (if any), removed keys dropped."""
 
     path: Path
-    kept_bad: Path | None = None
+    kept_aside: Path | None = None
     dropped: tuple[str, ...] = ()
+    rewritten: bool = False  # a good file that could not be edited in place: written afresh, the old one kept
 
     @property
     def message(self) -> str:
         """What to tell the user ("" when nothing needs saying)."""
         parts: list[str] = []
-        if self.kept_bad is not None:
+        if self.rewritten and self.kept_aside is not None:
             parts.append(
-                f"The settings file {self.path} had errors, so Parley did not overwrite it: it is kept as {self.kept_bad}. "
+                f"Parley could not edit {self.path} in place, so it wrote your settings afresh; the previous file, "
+                f"with its comments, is kept as {self.kept_aside}."
+            )
+        elif self.kept_aside is not None:
+            parts.append(
+                f"The settings file {self.path} had errors, so Parley did not overwrite it: it is kept as {self.kept_aside}. "
                 "The new file holds the settings you just saved; copy anything else you need from the old one."
             )
         if self.dropped:
@@ -328,10 +334,10 @@ def save(
     if dropped:
         now = _parse(tomlkit.dumps(doc), p)
     target = config_edit.merge3(_tree(on_file), _tree(base if base is not None else on_file), _tree(settings))
-    text = _render(doc, _tree(now), target, p)
-    kept = config_edit.keep_aside(p, raw) if bad and raw is not None else None
+    text, afresh = _render(doc, _tree(now), target, p)
+    kept = config_edit.keep_aside(p, raw, "bad" if bad else "old") if raw is not None and (bad or afresh) else None
     config_edit.write_atomic(p, text)
-    return Saved(p, kept, dropped)
+    return Saved(p, kept, dropped, rewritten=afresh and not bad)
 
 
 def default_config_text() -> str:
@@ -368,23 +374,23 @@ def _drop(doc: Any, table: str, key: str) -> bool:
     return False
 
 
-def _render(doc: Any, now: dict[str, Any], target: dict[str, Any], p: Path) -> str:
-    """The edited document's text, checked to load as ``target``."""
-    config_edit.patch(doc, now, target)
-    text: str = tomlkit.dumps(doc)
+def _render(doc: Any, now: dict[str, Any], target: dict[str, Any], p: Path) -> tuple[str, bool]:
+    """The edited document's text, checked to load as ``target``; True when it had to be written afresh."""
     try:
+        config_edit.patch(doc, now, target)
+        text: str = tomlkit.dumps(doc)
         if _tree(_parse(text, p)) == target:
-            return text
-    except ConfigError:
-        pass
-    # Not expected: an edit the patcher could not express. Nothing may be lost, so write the
-    # settings afresh (only what differs from the defaults; the user's comments are lost).
+            return text, False
+    except (ConfigError, TOMLKitError, ValueError, TypeError, KeyError) as e:
+        log.error("editing %s in place failed: %s", p, e)
+    # Not expected: an edit the patcher could not express. Nothing may be lost: the settings are written
+    # afresh (only what differs from the defaults) and the caller keeps the previous file aside.
     log.error("editing %s in place did not give the saved settings; writing it afresh", p)
     fresh = config_edit.new_document(HEADER)
     config_edit.patch(fresh, _tree(Settings()), target)
     text = tomlkit.dumps(fresh)
     _parse(text, p)  # ConfigError when the merged settings themselves do not load
-    return text
+    return text, True
 
 
 __all__ = [

@@ -6,6 +6,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
+from app import config_edit
 from app.settings import Settings, load_or_defaults, load_settings, save
 from genx.modelloader import GeneratorSpec, ProviderSpec, SecretRef
 
@@ -105,7 +108,7 @@ def test_saving_after_a_failed_load_keeps_the_bad_file_aside_and_says_where(tmp_
     (kept,) = tmp_path.glob("config.toml.bad-*")
     assert re.fullmatch(r"config\.toml\.bad-\d{8}-\d{6}", kept.name)
     assert kept.read_text(encoding="utf-8") == bad
-    assert result.kept_bad == kept and str(kept) in result.message
+    assert result.kept_aside == kept and str(kept) in result.message
     assert load_settings(p).ui.theme == "dark"
 
 
@@ -122,7 +125,7 @@ def test_a_file_that_is_not_toml_is_kept_aside_too_and_every_save_keeps_its_own_
 def test_a_good_file_is_never_kept_aside(tmp_path: Path) -> None:
     p = write(tmp_path / "config.toml", COMMENTED)
     result = save(changed(load_settings(p), "ui", theme="light"), p)
-    assert result.kept_bad is None and result.message == ""
+    assert result.kept_aside is None and result.message == ""
     assert sorted(x.name for x in tmp_path.iterdir()) == ["config.toml"]
 
 
@@ -156,6 +159,29 @@ def test_unsetting_a_value_removes_its_line(tmp_path: Path) -> None:
     shown = load_settings(p)
     save(changed(shown, "audio", input_device=None), p, base=shown)
     assert p.read_text(encoding="utf-8") == "[audio]\noutput_device = 3\n"
+
+
+def test_a_file_that_cannot_be_edited_in_place_is_kept_aside_before_it_is_written_afresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    p = write(tmp_path / "config.toml", COMMENTED)
+    shown = load_settings(p)
+    real = config_edit.patch
+    calls: list[int] = []
+
+    def first_edit_fails(doc: object, now: object, target: object) -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            raise ValueError("an edit tomlkit refuses")
+        real(doc, now, target)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(config_edit, "patch", first_edit_fails)
+    result = save(changed(shown, "ui", tray=False), p, base=shown)
+    (kept,) = tmp_path.glob("config.toml.old-*")
+    assert kept.read_text(encoding="utf-8") == COMMENTED and result.kept_aside == kept and result.rewritten
+    assert "could not edit" in result.message and str(kept) in result.message
+    again = load_settings(p)
+    assert (again.loop.end_of_turn_silence_ms, again.loop.mode, again.ui.theme, again.ui.tray) == (900, "push-to-talk", "dark", False)
 
 
 # -- removed keys ----------------------------------------------------------------------------------------
