@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -368,7 +368,7 @@ def _parse(raw: bytes | str, p: Path) -> Settings:
 
 def _drop(doc: Any, table: str, key: str) -> bool:
     t = doc.get(table)
-    if isinstance(t, Mapping) and key in t:
+    if isinstance(t, MutableMapping) and key in t:
         del t[key]
         return True
     return False

@@ -295,8 +295,12 @@ class AppController(QObject):
         old, self.settings = self.settings, new
         self.apply_ui(new)
         loop = self.loop
-        if loop is None or self.loader.busy:
-            self.loader.request(new)
+        if self.loader.busy:
+            if old.model_dump(exclude={"ui"}) != new.model_dump(exclude={"ui"}):
+                self.loader.request(new)  # the load under way is for older settings
+            return
+        if loop is None:
+            self.loader.request(new)  # no loop (yet, or the last load failed): load these
             return
         if old.loop.mode != new.loop.mode:
             call_command(loop, "set_mode", Mode.parse(new.loop.mode))

@@ -87,6 +87,25 @@ def test_a_second_save_while_the_old_loop_closes_neither_cuts_the_close_nor_leav
     run(aloop, scenario())
 
 
+def test_a_look_only_change_during_a_load_does_not_restart_it(aloop, tmp_path, window_state, qtbot) -> None:  # type: ignore[no-untyped-def]
+    gate = asyncio.Event()
+    factory = FakeFactory(gate=gate)
+    c = make(tmp_path, window_state, factory)
+    qtbot.addWidget(c.window)
+
+    async def scenario() -> None:
+        c.show()
+        c.start_loading()
+        await factory.started.wait()
+        c.apply_settings(c.settings.model_copy(update={"ui": c.settings.ui.model_copy(update={"tray": False})}))
+        gate.set()
+        await settled(c)
+        assert factory.cancelled == 0 and len(factory.builds) == 1
+        await c.shutdown()
+
+    run(aloop, scenario())
+
+
 def test_quitting_during_a_load_stops_it_and_leaves_no_loop_running(aloop, tmp_path, window_state, qtbot) -> None:  # type: ignore[no-untyped-def]
     factory = FakeFactory(gate=asyncio.Event())
     c = make(tmp_path, window_state, factory)
