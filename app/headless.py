@@ -70,20 +70,24 @@ class Stack:
 
 
 def build_stack(settings: Any, *, generator: str | None = None) -> Stack:
-    """The configured generator / VAD / ASR / voice (cheap: weights load in :meth:`Stack.warm`)."""
+    """The configured generator / VAD / ASR / voice (cheap: weights load in :meth:`Stack.warm`).
+
+    Each generator answers with its own ``system_prompt``, else ``[loop] system_prompt``
+    (:func:`app.settings.with_generator_prompts`; the loop sends none, see :func:`loop_config`)."""
+    from app.settings import with_generator_prompts
     from genx.local.vad import VadTransformer
     from genx.modelloader import load_into
 
     gens = GeneratorMux()
     trs = TransformerMux()
-    load_into(settings, gens, trs)
+    load_into(with_generator_prompts(settings), gens, trs)
     loop_s = settings.loop
     name = generator or loop_s.generator
     gen_impl = gens.resolve(name)
     vad = trs.resolve(loop_s.vad)
     if not isinstance(vad, VadTransformer):
         raise TypeError(f"[loop] vad = {loop_s.vad!r} is not a WebRTC VAD; the voice loop needs kind 'webrtcvad'")
-    vad.tune(end_silence_ms=loop_s.end_of_turn_silence_ms, aggressiveness=loop_s.vad_aggressiveness)
+    vad.tune(end_silence_ms=loop_s.end_of_turn_silence_ms)  # aggressiveness is the [vad] table's own
     ptt_vad = VadTransformer(dataclasses.replace(vad.settings, mode="external"))
     asr = trs.resolve(loop_s.asr)
     tts = trs.resolve(loop_s.voice)
@@ -101,7 +105,7 @@ def loop_config(settings: Any, *, mode: str | None = None, generator: str | None
         mode=Mode.parse(mode or s.mode),
         barge_in=bool(s.barge_in),
         generator=generator or s.generator,
-        system_prompt=s.system_prompt,
+        system_prompt="",  # the generators carry it (build_stack): one prompt, never two stacked
         echo_fallback=True,
         preemptive_generation=bool(s.preemptive_generation),
     )

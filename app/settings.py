@@ -16,21 +16,34 @@ Errors: malformed TOML, unknown keys and wrong types raise
 :class:`~genx.modelloader.ConfigError` naming the file, the key path and what
 is expected. Loading never writes, so a bad file survives for the user to fix;
 :func:`load_or_defaults` is the "fall back to defaults and tell the user" path.
-:func:`save` writes atomically and only ever writes secret *references*.
+Keys that were removed (:data:`DEPRECATED_KEYS`) still load, with a note in
+:attr:`Settings.notes` naming what replaced them.
+
+:func:`save` writes atomically and only ever writes secret *references*. It
+edits the file rather than rewriting it (:mod:`app.config_edit`): only the keys
+the user changed are written, comments and layout stay, defaults the user never
+wrote stay absent, and values only overridden for this run (``base``: what the
+user was shown, e.g. with ``--mode``) are never written. A file that cannot be
+used is never overwritten: it is kept as ``config.toml.bad-<time>`` first
+(:attr:`Saved.kept_aside`).
 """
 
 from __future__ import annotations
 
+import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import platformdirs
-import tomli_w
-from pydantic import Field, model_validator
+import tomlkit
+from pydantic import Field, PrivateAttr, model_validator
+from tomlkit.exceptions import TOMLKitError
 
+from app import config_edit
 from genx.files import write_atomic
 from genx.modelloader import (
     AsrSpec,
@@ -43,17 +56,20 @@ from genx.modelloader import (
     VadSpec,
     VoiceSpec,
     load_model,
+    loads_toml,
+    parse_model,
 )
 from genx.modelloader.errors import reference_error
 from genx.mux import TopicMux
+from genx.prompts import DEFAULT_SYSTEM_PROMPT
+
+log = logging.getLogger(__name__)
 
 APP_NAME = "parley"
 ENV_CONFIG = "PARLEY_CONFIG"
 
-DEFAULT_SYSTEM_PROMPT = (
-    "You are Parley, a friendly voice assistant. Your answers are spoken aloud, so reply in one to three short sentences "
-    "of plain conversational text: no lists, no markdown, no emoji. If you are not sure, say so briefly."
-)
+#: Keys that were removed: they still load (with a note naming the replacement) and a save drops them.
+DEPRECATED_KEYS = (("audio", "capture_rate"), ("loop", "vad_aggressiveness"))
 
 DeviceRef = str | Annotated[int, Field(ge=0)] | None
 
@@ -63,7 +79,7 @@ class AudioSettings(Spec):
 
     input_device: DeviceRef = None
     output_device: DeviceRef = None
-    capture_rate: int = Field(default=16000, ge=8000, le=48000)
+    capture_rate: Any = None  # removed (never read): the microphone is always resampled to 16 kHz
 
 
 class LoopSettings(Spec):
@@ -74,7 +90,7 @@ class LoopSettings(Spec):
     echo_cancellation: bool = True
     end_of_turn_silence_ms: int = Field(default=500, gt=0, le=10_000)
     preemptive_generation: bool = True
-    vad_aggressiveness: int = Field(default=2, ge=0, le=3)
+    vad_aggressiveness: int | None = Field(default=None, ge=0, le=3)  # removed: [vad] aggressiveness
     generator: str = Field(default="offline/smollm2", min_length=1)
     voice: str = Field(default="tts/joe", min_length=1)
     asr: str = Field(default="asr/whisper-tiny-en", min_length=1)
@@ -133,6 +149,38 @@ class Settings(ModelConfig):
     audio: AudioSettings = Field(default_factory=AudioSettings)
     loop: LoopSettings = Field(default_factory=LoopSettings)
     ui: UiSettings = Field(default_factory=UiSettings)
+    _notes: tuple[str, ...] = PrivateAttr(default=())
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What the user should know about the file that is not an error (removed keys and their replacement)."""
+        return self._notes
+
+    def loop_vad_index(self) -> int | None:
+        """Index in :attr:`vad` of the table ``[loop] vad`` names (None when none matches)."""
+        return _first_match([v.name for v in self.vad], self.loop.vad)
+
+    @model_validator(mode="after")
+    def _removed_keys(self) -> Settings:
+        notes: list[str] = []
+        if self.audio.capture_rate is not None:
+            self.audio.capture_rate = None
+            notes.append(
+                "[audio] capture_rate is no longer used and was ignored: Parley always records at 16000 Hz, the rate "
+                "speech recognition needs, whatever rate the microphone runs at. Delete the key."
+            )
+        level = self.loop.vad_aggressiveness
+        if level is not None:
+            self.loop.vad_aggressiveness = None
+            i = self.loop_vad_index()
+            if i is not None:
+                self.vad[i] = self.vad[i].model_copy(update={"aggressiveness": level})
+            notes.append(
+                f"[loop] vad_aggressiveness is replaced by aggressiveness in the [vad] table named {self.loop.vad!r} "
+                f"([loop] vad); its value {level} was used there. Move it to that table."
+            )
+        self._notes = tuple(notes)
+        return self
 
     @model_validator(mode="after")
     def _loop_names_exist(self) -> Settings:
@@ -174,7 +222,10 @@ def load_settings(path: str | os.PathLike[str] | None = None, *, environ: Mappin
     p = config_path(path, environ=environ)
     if not p.exists():
         return Settings()
-    return load_model(Settings, p)
+    settings = load_model(Settings, p)
+    for note in settings.notes:
+        log.warning("%s: %s", p, note)
+    return settings
 
 
 def load_or_defaults(
@@ -187,18 +238,107 @@ def load_or_defaults(
         return Settings(), e
 
 
+def with_generator_prompts(settings: Settings) -> Settings:
+    """The settings as the model loader should see them: every generator carries the system prompt it answers
+    with, its own ``[[generators]] system_prompt`` or else ``[loop] system_prompt``. The voice loop then sends
+    no system prompt of its own (``LoopConfig(system_prompt="")``), so a generator's prompt replaces the loop's
+    instead of stacking on it, also after the loop switches generators."""
+    generators = [
+        g.model_copy(update={"system_prompt": settings.loop.system_prompt}) if g.system_prompt is None else g for g in settings.generators
+    ]
+    return settings.model_copy(update={"generators": generators})
+
+
+def with_overrides(settings: Settings, **sections: Mapping[str, Any]) -> Settings:
+    """``settings`` with values replaced for this run only (``audio={"input_device": ...}``): validated, the
+    file's notes kept. Never saved: the dialog saves against what it showed (:func:`save`'s ``base``)."""
+    data = settings.model_dump(mode="python")
+    for name, values in sections.items():
+        data[name].update(values)
+    out = Settings.model_validate(data, strict=False)
+    out._notes = settings.notes
+    return out
+
+
+HEADER = (
+    "# Parley settings. Parley writes only what you change here and keeps your comments;\n"
+    "# every key and its default is explained in default_config.toml (app/default_config.toml).\n"
+)
+
+
 def dumps(settings: Settings) -> str:
-    """TOML text of ``settings``: secret references only, ``None`` values omitted (TOML has no null)."""
-    data = _prune_empty_tables(settings.model_dump(mode="json", exclude_none=True))
-    # The app's own sections first, as in default_config.toml.
-    data = {k: data[k] for k in (*_APP_SECTIONS, *(k for k in data if k not in _APP_SECTIONS)) if k in data}
-    header = "# Parley settings, written by Parley. Every key is explained in default_config.toml (app/default_config.toml).\n\n"
-    return header + tomli_w.dumps(data)
+    """The whole of ``settings`` as TOML (app sections first): secret references only, unset values omitted."""
+    doc = config_edit.new_document(HEADER)
+    config_edit.patch(doc, {}, _tree(settings))
+    return tomlkit.dumps(doc)
 
 
-def save(settings: Settings, path: str | os.PathLike[str] | None = None, *, environ: Mapping[str, str] | None = None) -> Path:
-    """Write atomically (temporary file in the same directory, fsync, rename). Returns the path."""
-    return write_atomic(config_path(path, environ=environ), dumps(settings))
+@dataclass(frozen=True, slots=True)
+class Saved:
+    """What :func:`save` did: the file written, the previous file kept aside (if any), removed keys dropped."""
+
+    path: Path
+    kept_aside: Path | None = None
+    dropped: tuple[str, ...] = ()
+    rewritten: bool = False  # a good file that could not be edited in place: written afresh, the old one kept
+
+    @property
+    def message(self) -> str:
+        """What to tell the user ("" when nothing needs saying)."""
+        parts: list[str] = []
+        if self.rewritten and self.kept_aside is not None:
+            parts.append(
+                f"Parley could not edit {self.path} in place, so it wrote your settings afresh; the previous file, "
+                f"with its comments, is kept as {self.kept_aside}."
+            )
+        elif self.kept_aside is not None:
+            parts.append(
+                f"The settings file {self.path} had errors, so Parley did not overwrite it: it is kept as {self.kept_aside}. "
+                "The new file holds the settings you just saved; copy anything else you need from the old one."
+            )
+        if self.dropped:
+            parts.append(f"Removed keys Parley no longer reads: {', '.join(self.dropped)}.")
+        return "\n\n".join(parts)
+
+
+def save(
+    settings: Settings,
+    path: str | os.PathLike[str] | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    base: Settings | None = None,
+) -> Saved:
+    """Make the file say ``settings`` where they differ from ``base`` (what the user was shown; default: the file).
+
+    Edits the file in place (comments, layout and untouched keys stay), drops removed keys (moving their value
+    where it now belongs), keeps an unusable file aside as ``<name>.bad-<time>`` instead of overwriting it, and
+    writes atomically (temporary file in the same directory, fsync, rename). Raises OSError when it cannot
+    write, ConfigError when the merged result would not load.
+    """
+    p = config_path(path, environ=environ)
+    try:
+        raw: bytes | None = p.read_bytes()
+    except FileNotFoundError:
+        raw = None
+    on_file, doc, bad = Settings(), None, False
+    if raw is not None:
+        try:
+            on_file = _parse(raw, p)
+            doc = tomlkit.parse(raw.decode("utf-8"))
+        except (ConfigError, TOMLKitError, UnicodeDecodeError) as e:
+            log.warning("settings file %s cannot be used (%s); keeping it aside before saving", p, e)
+            bad = True
+    now = on_file if doc is not None else Settings()  # what the document yields before the edit
+    if doc is None:
+        doc = config_edit.new_document(HEADER)
+    dropped = tuple(f"{t}.{k}" for t, k in DEPRECATED_KEYS if _drop(doc, t, k))
+    if dropped:
+        now = _parse(tomlkit.dumps(doc), p)
+    target = config_edit.merge3(_tree(on_file), _tree(base if base is not None else on_file), _tree(settings))
+    text, afresh = _render(doc, _tree(now), target, p)
+    kept = config_edit.keep_aside(p, raw, "bad" if bad else "old") if raw is not None and (bad or afresh) else None
+    write_atomic(p, text)
+    return Saved(p, kept, dropped, rewritten=afresh and not bad)
 
 
 def default_config_text() -> str:
@@ -207,25 +347,60 @@ def default_config_text() -> str:
 
 
 _APP_SECTIONS = ("audio", "loop", "ui")
-_FREE_FORM = frozenset({"options", "extra", "headers"})
 
 
-def _prune_empty_tables(data: Any) -> Any:
-    # Empty schema tables equal their defaults (options = {}, params = {}); empty lists do not
-    # (voices = [] means "no voices"), so lists are kept. Free-form tables are copied as written.
-    if isinstance(data, dict):
-        out = {k: v if k in _FREE_FORM else _prune_empty_tables(v) for k, v in data.items()}
-        return {k: v for k, v in out.items() if not (isinstance(v, dict) and not v)}
-    if isinstance(data, list):
-        return [_prune_empty_tables(v) for v in data]
-    return data
+def _first_match(names: list[str], name: str) -> int | None:
+    mux: TopicMux[int] = TopicMux()
+    for i, n in enumerate(names):
+        if not mux.has_pattern(n):
+            mux.register(n, i)
+    return mux.find(name)
+
+
+def _tree(settings: Settings) -> dict[str, Any]:
+    """The settings as plain data (TOML has no null: unset values are left out), app sections first."""
+    data = settings.model_dump(mode="json", exclude_none=True)
+    return {k: data[k] for k in (*_APP_SECTIONS, *(k for k in data if k not in _APP_SECTIONS)) if k in data}
+
+
+def _parse(raw: bytes | str, p: Path) -> Settings:
+    return parse_model(Settings, loads_toml(raw, source=p), source=p, base_dir=p.resolve().parent)
+
+
+def _drop(doc: Any, table: str, key: str) -> bool:
+    t = doc.get(table)
+    if isinstance(t, MutableMapping) and key in t:
+        del t[key]
+        return True
+    return False
+
+
+def _render(doc: Any, now: dict[str, Any], target: dict[str, Any], p: Path) -> tuple[str, bool]:
+    """The edited document's text, checked to load as ``target``; True when it had to be written afresh."""
+    try:
+        config_edit.patch(doc, now, target)
+        text: str = tomlkit.dumps(doc)
+        if _tree(_parse(text, p)) == target:
+            return text, False
+    except (ConfigError, TOMLKitError, ValueError, TypeError, KeyError) as e:
+        log.error("editing %s in place failed: %s", p, e)
+    # Not expected: an edit the patcher could not express. Nothing may be lost: the settings are written
+    # afresh (only what differs from the defaults) and the caller keeps the previous file aside.
+    log.error("editing %s in place did not give the saved settings; writing it afresh", p)
+    fresh = config_edit.new_document(HEADER)
+    config_edit.patch(fresh, _tree(Settings()), target)
+    text = tomlkit.dumps(fresh)
+    _parse(text, p)  # ConfigError when the merged settings themselves do not load
+    return text, True
 
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",
+    "DEPRECATED_KEYS",
     "ENV_CONFIG",
     "AudioSettings",
     "LoopSettings",
+    "Saved",
     "Settings",
     "UiSettings",
     "config_path",
@@ -234,4 +409,6 @@ __all__ = [
     "load_or_defaults",
     "load_settings",
     "save",
+    "with_generator_prompts",
+    "with_overrides",
 ]

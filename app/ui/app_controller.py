@@ -17,15 +17,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject, QSettings, Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QGuiApplication, QKeySequence
+from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from app.logging_setup import log_dir
 from app.settings import Settings
 from app.ui import preflight
+from app.ui.hotkey import FALLBACK as FALLBACK_HOTKEY
+from app.ui.hotkey import hotkey_key, hotkey_problem
 from app.ui.loop_port import call_command, close_loop
 from app.ui.main_window import MainWindow
 from app.ui.presenter import Presenter
+from app.ui.serial_load import SerialLoader
 from app.ui.theme import apply_theme
 from app.ui.tray import Tray
 from genx.agentkit.events import LoopControl, Mode
@@ -91,7 +94,9 @@ class AppController(QObject):
         self.tray = Tray(self.window)
         self.loop: LoopControl | None = None
         self.dialogs: list[Any] = []  # open dialogs (tests look here)
-        self._load_task: asyncio.Task[None] | None = None
+        self.loader: SerialLoader[Settings] = SerialLoader(self._load_and_resume, self._unload)
+        self._resume: str | None = None  # the conversation to carry on after a rebuild
+        self.hotkey_problem = ""  # set by apply_ui when [ui] hotkey cannot be used
         self._quit = asyncio.Event()
         self._shutting_down = False
         self._shutdown_task: asyncio.Task[None] | None = None
@@ -124,15 +129,22 @@ class AppController(QObject):
                     self.window,
                     "Settings file has problems",
                     f"Parley is using its default settings because {self.config_path} could not be used. "
-                    "Fix the file, or open Settings and save to replace it.",
+                    "Fix the file and restart Parley, or open Settings and save: Parley then keeps the file as "
+                    f"{self.config_path.name}.bad-<time> and writes a new one with your settings.",
                     self.config_error,
                 )
             )
+        notes = [*self.settings.notes, *([self.hotkey_problem] if self.hotkey_problem else [])]
+        if notes:
+            from app.ui.dialogs import error_box
+
+            self._dialog(error_box(self.window, "Settings need attention", "\n\n".join(notes)))
         self.presenter.refresh_conversations()
 
     def start_loading(self) -> None:
-        if self._load_task is None or self._load_task.done():
-            self._load_task = asyncio.ensure_future(self._load(self.settings))
+        """Load the voice loop from the current settings (in the background), unless a load is under way."""
+        if not self.loader.busy and self.loop is None:
+            self.loader.request(self.settings)
 
     async def run(self) -> int:
         """Show the window, load in the background, and return when the app has shut down."""
@@ -143,6 +155,23 @@ class AppController(QObject):
 
     def _progress(self, message: str, fraction: float | None) -> None:
         self.window.set_progress(message, fraction)
+
+    async def _unload(self) -> None:
+        """Close the loop that is up (the turn in progress is stored first), remembering its conversation."""
+        loop, self.loop = self.loop, None
+        if loop is None:
+            return
+        self._resume = loop.conversation_id
+        self.presenter.detach()
+        self.presenter.set_voice_available(False, "Applying settings…")
+        await close_loop(loop, self.close_grace_s)
+
+    async def _load_and_resume(self, settings: Settings) -> None:
+        await self._load(settings)
+        conversation, self._resume = self._resume, None
+        if conversation and self.loop is not None and self.store is not None:
+            if await asyncio.to_thread(self.store.load, conversation):  # carry on with it on the new loop
+                self.presenter.open_conversation(conversation)
 
     async def _load(self, settings: Settings) -> None:
         w = self.window
@@ -225,9 +254,13 @@ class AppController(QObject):
         app = QApplication.instance()
         if isinstance(app, QApplication) and app.property("parleyScheme") != s.ui.theme:
             apply_theme(app, s.ui.theme)
-        seq = QKeySequence(s.ui.hotkey)
-        if seq.count() == 1:
-            self.window.set_hotkey(seq[0].key(), s.ui.hotkey)  # type: ignore[index]  # QKeySequence.operator[] (not in the stubs)
+        key = hotkey_key(s.ui.hotkey)
+        self.hotkey_problem = hotkey_problem(s.ui.hotkey)
+        if key is None:
+            log.warning("%s", self.hotkey_problem)
+            self.window.set_hotkey(Qt.Key.Key_Space, FALLBACK_HOTKEY)
+        else:
+            self.window.set_hotkey(key, s.ui.hotkey)
         self.tray.set_enabled(s.ui.tray)
 
     def _os_scheme_changed(self, *_: object) -> None:
@@ -240,19 +273,34 @@ class AppController(QObject):
 
         dlg = SettingsDialog(self.settings, config_path=self.config_path, audio=self.audio_tools, keyring=self.keyring, parent=self.window)
         dlg.saved.connect(self.apply_settings)
+        dlg.saved.connect(self._settings_saved)
+        dlg.notice.connect(self._settings_notice)
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self._dialog(dlg).open()
         return dlg
 
+    def _settings_saved(self, _new: Settings) -> None:
+        self.config_error = ""  # the file is good now
+
+    def _settings_notice(self, text: str) -> None:
+        from app.ui.dialogs import error_box
+
+        self._dialog(error_box(self.window, "Settings saved", text))
+
     def apply_settings(self, new: Settings) -> None:
-        """Apply saved settings now: cheap changes through loop commands, the rest by rebuilding the loop."""
+        """Apply saved settings now: cheap changes through loop commands, the rest by rebuilding the loop.
+
+        While a load or rebuild runs, the newest settings replace the ones it is loading (see
+        :class:`~app.ui.serial_load.SerialLoader`): the app always ends with one loop, built from the newest."""
         old, self.settings = self.settings, new
         self.apply_ui(new)
         loop = self.loop
+        if self.loader.busy:
+            if old.model_dump(exclude={"ui"}) != new.model_dump(exclude={"ui"}):
+                self.loader.request(new)  # the load under way is for older settings
+            return
         if loop is None:
-            if self._load_task is not None and not self._load_task.done():
-                self._load_task.cancel()
-            self.start_loading()
+            self.loader.request(new)  # no loop (yet, or the last load failed): load these
             return
         if old.loop.mode != new.loop.mode:
             call_command(loop, "set_mode", Mode.parse(new.loop.mode))
@@ -276,23 +324,7 @@ class AppController(QObject):
                     return
             except Exception:
                 log.exception("reconfigure failed; rebuilding the voice loop")
-        self._spawn_rebuild(loop)
-
-    def _spawn_rebuild(self, old_loop: LoopControl) -> None:
-        conversation = old_loop.conversation_id
-
-        async def rebuild() -> None:
-            self.presenter.detach()
-            self.loop = None
-            self.presenter.set_voice_available(False, "Applying settings…")
-            await close_loop(old_loop, self.close_grace_s)  # the turn in progress is stored first
-            await self._load(self.settings)
-            if self.loop is not None and self.store is not None:
-                has_turns = bool(await asyncio.to_thread(self.store.load, conversation))
-                if has_turns:  # carry on with the same conversation on the new loop
-                    self.presenter.open_conversation(conversation)
-
-        self._load_task = asyncio.ensure_future(rebuild())
+        self.loader.request(new)
 
     # -- other menu items --------------------------------------------------------------------------------------
     def open_about(self) -> AboutDialog:
@@ -328,15 +360,7 @@ class AppController(QObject):
         w = self.window
         w.set_progress("Closing…", -1)
         w.save_geometry()
-        task = self._load_task
-        if task is not None and not task.done():
-            task.cancel()
-            try:
-                await asyncio.wait_for(asyncio.shield(task), self.close_grace_s)
-            except (asyncio.CancelledError, TimeoutError):
-                pass
-            except Exception:
-                log.exception("loading ended with an error during shutdown")
+        await self.loader.stop(self.close_grace_s)
         loop, self.loop = self.loop, None
         self.presenter.detach()
         if loop is not None:

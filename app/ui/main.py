@@ -47,7 +47,7 @@ def peek_theme(path: Path) -> str:
 
 def _apply_cli(settings: object, args: argparse.Namespace) -> object:
     """Command-line overrides for this run (not saved)."""
-    from app.settings import Settings
+    from app.settings import Settings, with_overrides
 
     assert isinstance(settings, Settings)
     audio: dict[str, object] = {}
@@ -62,10 +62,7 @@ def _apply_cli(settings: object, args: argparse.Namespace) -> object:
         loop["generator"] = args.generator
     if not audio and not loop:
         return settings
-    data = settings.model_dump(mode="python")
-    data["audio"].update(audio)
-    data["loop"].update(loop)
-    return Settings.model_validate(data, strict=False)
+    return with_overrides(settings, audio=audio, loop=loop)
 
 
 def main(args: argparse.Namespace) -> int:

@@ -43,6 +43,7 @@ from PySide6.QtWidgets import (
 
 from app import settings as settings_file
 from app.settings import Settings
+from app.ui.hotkey import hotkey_ok
 from app.ui.settings_form import (
     PROVIDER_KINDS,
     FormValues,
@@ -58,6 +59,7 @@ from app.ui.settings_form import (
 )
 from app.ui.theme import state_color
 from app.ui.widgets.state_indicator import LevelMeter
+from genx.modelloader import ConfigError
 
 log = logging.getLogger(__name__)
 
@@ -79,16 +81,9 @@ class AudioTools(Protocol):
         ...
 
 
-def hotkey_ok(text: str) -> bool:
-    seq = QKeySequence(text)
-    if seq.count() != 1:
-        return False
-    combo = seq[0]  # type: ignore[index]  # QKeySequence.operator[] (missing from the stubs)
-    return bool(combo.keyboardModifiers() == Qt.KeyboardModifier.NoModifier and combo.key() != Qt.Key.Key_unknown)
-
-
 class SettingsDialog(QDialog):
     saved = Signal(object)  # the new Settings
+    notice = Signal(str)  # after a save: something the user must be told (the old file kept aside, keys removed)
 
     def __init__(
         self,
@@ -618,29 +613,35 @@ class SettingsDialog(QDialog):
         self._save_task = asyncio.ensure_future(self._persist(*result))
         return self._save_task
 
-    def _write(self, new: Settings, keys: dict[str, str]) -> None:
+    def _write(self, new: Settings, keys: dict[str, str]) -> settings_file.Saved:
         """Blocking (keyring, fsync): runs on a worker thread."""
         if keys:
             store_keys(keys, self.keyring)
         for p in self._providers:
             if p.forget_key and not p.api_key:
                 forget_key(p.name, self.keyring)
-        settings_file.save(new, self.config_path)
+        # base: what the dialog showed, so only the user's changes are written (never one-off CLI overrides)
+        return settings_file.save(new, self.config_path, base=self.base)
 
     async def _persist(self, new: Settings, keys: dict[str, str]) -> None:
         try:
-            await asyncio.to_thread(self._write, new, keys)
+            written = await asyncio.to_thread(self._write, new, keys)
         except KeyringUnavailable as e:
             self.show_problems([("", str(e))])
             return
         except OSError as e:
             self.show_problems([("", f"Could not write {self.config_path}: {e.strerror or e}. Check the folder's permissions.")])
             return
+        except ConfigError as e:  # the file changed meanwhile into something these settings cannot merge with
+            self.show_problems([("", f"Could not save: {e}")])
+            return
         finally:
             self.buttons.setEnabled(True)
         log.info("settings saved to %s", self.config_path)
         self.result_settings = new
         self.saved.emit(new)
+        if written.message:
+            self.notice.emit(written.message)
         self.accept()
 
     def reject(self) -> None:

@@ -82,7 +82,7 @@ def form_from_settings(s: Settings) -> FormValues:
         input_device=None if s.audio.input_device is None else str(s.audio.input_device),
         output_device=None if s.audio.output_device is None else str(s.audio.output_device),
         mode=s.loop.mode,
-        vad_aggressiveness=s.loop.vad_aggressiveness,
+        vad_aggressiveness=s.vad[i].aggressiveness if (i := s.loop_vad_index()) is not None else 2,
         end_of_turn_silence_ms=s.loop.end_of_turn_silence_ms,
         barge_in=s.loop.barge_in,
         echo_cancellation=s.loop.echo_cancellation,
@@ -200,10 +200,15 @@ def build_settings(
     data: dict[str, Any] = base.model_dump(mode="python")
     data["providers"] = {n: p.model_dump(mode="python") for n, p in providers.items()}
     data["generators"] = [g.model_dump(mode="python") for g in generators]
-    data["audio"].update(input_device=form.input_device, output_device=form.output_device)
+    data["audio"].update(
+        input_device=_device_value(form.input_device, base.audio.input_device),
+        output_device=_device_value(form.output_device, base.audio.output_device),
+    )
+    vad = base.loop_vad_index()
+    if vad is not None:  # the sensitivity of the VAD the loop uses ([vad] aggressiveness)
+        data["vad"][vad]["aggressiveness"] = form.vad_aggressiveness
     data["loop"].update(
         mode=form.mode,
-        vad_aggressiveness=form.vad_aggressiveness,
         end_of_turn_silence_ms=form.end_of_turn_silence_ms,
         barge_in=form.barge_in,
         echo_cancellation=form.echo_cancellation,
@@ -218,6 +223,11 @@ def build_settings(
         raise SettingsInvalid([("", p) for p in e.problems]) from e
     except ValidationError as e:
         raise SettingsInvalid([("", _first_message(e))]) from e
+
+
+def _device_value(value: str | None, before: str | int | None) -> str | int | None:
+    """The form shows devices as text: an index the file gave as a number stays a number."""
+    return before if value is not None and value == str(before) else value
 
 
 def _device_known(value: str, names: list[str]) -> bool:

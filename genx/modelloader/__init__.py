@@ -46,7 +46,7 @@ from genx.modelloader.files import ModelFile
 from genx.modelloader.loader import LoadResult, check_model_files, load_config, load_into
 from genx.modelloader.registry import BUILTIN_KINDS, KindEntry, KindRegistry, default_registry
 from genx.modelloader.secrets import SecretRef, SecretStore
-from genx.modelloader.source import load_model, parse_model, read_toml
+from genx.modelloader.source import load_model, loads_toml, parse_model, read_toml
 from genx.modelloader.specs import (
     AsrSpec,
     GeneratorSpec,
@@ -82,6 +82,7 @@ __all__ = [
     "load_config",
     "load_into",
     "load_model",
+    "loads_toml",
     "parse_model",
     "read_toml",
 ]

@@ -27,14 +27,19 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         raise ConfigError("file not found", source=p) from None
     except OSError as e:
         raise ConfigError(f"cannot read the file: {e.strerror or e}", source=p) from e
+    return loads_toml(raw, source=p)
+
+
+def loads_toml(raw: bytes | str, *, source: str | Path | None = None) -> dict[str, Any]:
+    """Parse TOML bytes (UTF-8) or text; a failure is a ConfigError naming ``source``."""
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
     except UnicodeDecodeError as e:
-        raise ConfigError(f"the file is not UTF-8 text (byte {e.start})", source=p) from None
+        raise ConfigError(f"the file is not UTF-8 text (byte {e.start})", source=source) from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"invalid TOML: {e}", source=p) from None
+        raise ConfigError(f"invalid TOML: {e}", source=source) from None
 
 
 def parse_model(model: type[M], data: Mapping[str, Any], *, source: str | Path | None = None, base_dir: Path | None = None) -> M:
@@ -50,4 +55,4 @@ def load_model(model: type[M], path: str | Path) -> M:
     return parse_model(model, read_toml(p), source=p, base_dir=p.resolve().parent)
 
 
-__all__ = ["load_model", "parse_model", "read_toml"]
+__all__ = ["load_model", "loads_toml", "parse_model", "read_toml"]

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QSettings
+
+    from app.ui.app_controller import AppController
 
 from genx.agentkit.events import (
     AssistantDelta,
@@ -37,6 +45,9 @@ class FakeLoop:
     conversation_id: str = "20250101-120000-aaaaaa"
     commands: list[tuple[str, tuple[object, ...]]] = field(default_factory=list)
     closed: bool = False
+    close_gate: asyncio.Event | None = None  # set: aclose waits for it (a slow close: devices, the store)
+    close_completed: bool = False  # aclose ran to its end (not cancelled half way)
+    close_started: asyncio.Event = field(default_factory=asyncio.Event)
     ptt_open: bool = False
     _turn: int = 0
 
@@ -90,7 +101,11 @@ class FakeLoop:
     async def aclose(self) -> None:
         self.commands.append(("aclose", ()))
         self.closed = True
+        self.close_started.set()
+        if self.close_gate is not None:
+            await self.close_gate.wait()
         self.bus.close()
+        self.close_completed = True
 
     # -- scripting ---------------------------------------------------------------------------------------------
     @property
@@ -130,22 +145,40 @@ class FakeLoop:
 
 
 class FakeFactory:
-    """A LoopFactory handing out FakeLoops; ``fail_voice`` makes voice builds raise it (text-only builds succeed)."""
+    """A LoopFactory handing out FakeLoops; ``fail_voice`` makes voice builds raise it (text-only builds succeed).
 
-    def __init__(self, *, fail_voice: Exception | None = None, fail_always: Exception | None = None, delay: float = 0.0) -> None:
+    ``gate``: every build waits for it (a slow model load the test releases); ``started`` is set when a build
+    is waiting there; a build cancelled while waiting is counted in ``cancelled``."""
+
+    def __init__(
+        self,
+        *,
+        fail_voice: Exception | None = None,
+        fail_always: Exception | None = None,
+        delay: float = 0.0,
+        gate: asyncio.Event | None = None,
+    ) -> None:
         self.fail_voice = fail_voice
         self.fail_always = fail_always
         self.delay = delay
+        self.gate = gate
+        self.started = asyncio.Event()
+        self.cancelled = 0
         self.builds: list[tuple[object, bool]] = []
         self.loops: list[FakeLoop] = []
 
     async def build(self, settings: object, *, progress: object, voice: bool) -> FakeLoop:
-        import asyncio
-
         self.builds.append((settings, voice))
         progress("Loading the offline models…", 0.5)  # type: ignore[operator]
         if self.delay:
             await asyncio.sleep(self.delay)
+        if self.gate is not None:
+            self.started.set()
+            try:
+                await self.gate.wait()
+            except asyncio.CancelledError:
+                self.cancelled += 1
+                raise
         if self.fail_always is not None:
             raise self.fail_always
         if voice and self.fail_voice is not None:
@@ -179,3 +212,21 @@ class FakeAudioTools:
         for level in (0.1, 0.6, 0.3):
             on_level(level)  # type: ignore[operator]
         return 0.6
+
+
+def make_controller(tmp_path: Path, window_state: QSettings, factory: FakeFactory | None = None, **kw: object) -> AppController:
+    """An AppController on fakes: no preflight, the factory given (default a FakeFactory), files under tmp_path."""
+    from app.settings import Settings
+    from app.ui.app_controller import AppController
+    from genx.agentkit.store import ConversationStore
+
+    kw.setdefault("preflight_check", lambda s: [])
+    return AppController(
+        kw.pop("settings", Settings()),  # type: ignore[arg-type]
+        config_path=tmp_path / "config.toml",
+        factory=factory if factory is not None else FakeFactory(),
+        store=kw.pop("store", ConversationStore(tmp_path / "conversations")),  # type: ignore[arg-type]
+        window_state=window_state,
+        audio_tools=FakeAudioTools(),
+        **kw,  # type: ignore[arg-type]
+    )

@@ -3,37 +3,22 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtCore import QTimer
 
 from app.audio.errors import NoAudioDeviceError, PortAudioMissingError
-from app.settings import Settings, load_or_defaults
-from app.ui.app_controller import AppController
+from app.settings import load_or_defaults
 from app.ui.dialogs import AboutDialog, MissingDialog
 from app.ui.preflight import Missing
 from genx.agentkit.store import ConversationStore, TurnRecord
 from genx.local.models import DEFAULT_WHISPER, ModelNotFoundError
 
 from .conftest import run
-from .fakes import FakeAudioTools, FakeFactory
+from .fakes import FakeFactory
+from .fakes import make_controller as make
 
 pytestmark = pytest.mark.gui
-
-
-def make(tmp_path: Path, window_state: QSettings, factory: FakeFactory | None = None, **kw: object) -> AppController:
-    kw.setdefault("preflight_check", lambda s: [])
-    c = AppController(
-        kw.pop("settings", Settings()),  # type: ignore[arg-type]
-        config_path=tmp_path / "config.toml",
-        factory=factory if factory is not None else FakeFactory(),
-        store=kw.pop("store", ConversationStore(tmp_path / "conversations")),  # type: ignore[arg-type]
-        window_state=window_state,
-        audio_tools=FakeAudioTools(),
-        **kw,  # type: ignore[arg-type]
-    )
-    return c
 
 
 async def _until(pred: object, limit_s: float = 10.0) -> None:

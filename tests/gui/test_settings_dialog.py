@@ -67,7 +67,7 @@ def test_settings_round_trip_to_the_config_file_and_the_keyring(aloop, qtbot, tm
     s = load_settings(cfg)
     assert s == saved[0]
     assert s.audio.input_device == "USB Headset" and s.audio.output_device == "Built-in Speakers"
-    assert (s.loop.mode, s.loop.vad_aggressiveness, s.loop.end_of_turn_silence_ms) == ("push-to-talk", 3, 950)
+    assert (s.loop.mode, s.vad[0].aggressiveness, s.loop.end_of_turn_silence_ms) == ("push-to-talk", 3, 950)
     assert not s.loop.barge_in and not s.loop.echo_cancellation
     assert s.loop.system_prompt == "Answer like a pirate."
     assert s.loop.generator == "openai/gpt-4o-mini"

@@ -175,7 +175,19 @@ async def test_factory_builds_from_spec_and_resolves_the_key_only_when_requestin
     assert req.headers["authorization"] == f"Bearer {SECRET}" and req.headers["x-secret"] == "hdr"
     body = json.loads(req.content)
     assert body["model"] == "llama-3.1-8b" and body["temperature"] == 0.3 and body["max_completion_tokens"] == 7
-    assert body["messages"][0]["content"] == "You are fast.\n\nPersona"
+    assert body["messages"][0] == {"role": "system", "content": "Persona"}  # the conversation's prompt, not stacked
+    await client.aclose()
+
+
+async def test_a_generators_system_prompt_is_used_only_when_the_conversation_brings_none() -> None:
+    seen, client = _capture()
+    spec = {"name": "fast", "model": "m", "system_prompt": "You are fast."}
+    provider = {"name": "groq", "kind": "openai-compatible", "base_url": "https://x.test/v1", "api_key": {"env": "GROQ_API_KEY"}}
+    gen = build(spec, provider, FakeSecrets(SECRET), client=client)
+    for ctx in (ModelContextBuilder().user("hi").build(), ModelContextBuilder().prompt("Be a pirate.").user("hi").build()):
+        assert [c async for c in await gen.generate_stream("fast", ctx)]
+    systems = [[m for m in json.loads(r.content)["messages"] if m["role"] == "system"] for r in seen]
+    assert systems == [[{"role": "system", "content": "You are fast."}], [{"role": "system", "content": "Be a pirate."}]]
     await client.aclose()
 
 

@@ -198,17 +198,20 @@ class HttpGenerator:
         self.transport = HttpTransport(config, client, sleep=sleep)
         self._tasks: set[asyncio.Task[None]] = set()
         self._defaults: ModelContext | None = None
-        if params is not None or system_prompt:
-            b = ModelContextBuilder()
-            if system_prompt:
-                b.prompt(system_prompt, name="model")
+        self._prompted: ModelContext | None = None
+        if params is not None:
+            self._defaults = ModelContextBuilder().params(params).build()
+        if system_prompt:
+            b = ModelContextBuilder().prompt(system_prompt, name="model")
             if params is not None:
                 b.params(params)
-            self._defaults = b.build()
+            self._prompted = b.build()
 
     def context(self, ctx: ModelContext) -> ModelContext:
-        """``ctx`` over this generator's defaults (its system prompt first; ctx params win)."""
-        return ctx if self._defaults is None else MultiModelContext(self._defaults, ctx)
+        """``ctx`` over this generator's defaults: its params (ctx params win), and its system prompt only when
+        ``ctx`` brings none (a conversation's own system prompt replaces the generator's, never stacks on it)."""
+        own = self._prompted if self._prompted is not None and not any(p.text.strip() for p in ctx.prompts()) else self._defaults
+        return ctx if own is None else MultiModelContext(own, ctx)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.config!r})"
