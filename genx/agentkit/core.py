@@ -19,17 +19,12 @@ from genx.chunk import MessageChunk
 from genx.errors import Done
 from genx.generators import Generator
 from genx.model import ModelParams
+from genx.prompts import DEFAULT_SYSTEM_PROMPT
 from genx.stream import Stream
 
 log = logging.getLogger("genx.agentkit.loop")
 
 L16_16K = "audio/l16; channels=1; rate=16000"
-DEFAULT_SYSTEM_PROMPT = (
-    "You are Parley, a friendly voice assistant. Your answers are spoken aloud: keep them short and conversational, "
-    "use plain sentences without lists, markdown, code or emojis."
-)
-
-
 @dataclass(slots=True)
 class LoopConfig:
     mode: Mode = Mode.HANDS_FREE

@@ -62,7 +62,7 @@ from genx.agentkit.mic import MicFrontEnd
 from genx.agentkit.ports import AudioOutput, EndOfTurnDetector, Speech, SpeechDetector
 from genx.agentkit.recorder import Recorder
 from genx.agentkit.router import SpeechRouter
-from genx.agentkit.store import ConversationStore, ConversationStoreError, new_conversation_id
+from genx.agentkit.store import ConversationStore, ConversationStoreError, new_conversation_id, next_turn_seq
 from genx.agentkit.turn_manager import TurnManager
 from genx.errors import GenxError
 from genx.generators import Generator
@@ -289,6 +289,7 @@ class VoiceLoop:
             return
         self.new_conversation()
         self.core.conversation_id = conversation_id
+        self.turns.continue_numbering(next_turn_seq(records))
         self.recorder.history.add_records(records)
         self.recorder.schedule_prefill()
         self.core.emit(ConversationStarted(conversation_id=conversation_id))

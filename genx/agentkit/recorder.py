@@ -105,6 +105,11 @@ class Recorder:
             item = await self._q.get()
             try:
                 if item is None:
+                    if store is not None:
+                        try:  # records whose append failed earlier get one more try
+                            await asyncio.to_thread(store.flush)
+                        except Exception as e:
+                            self._core.error(ErrorKind.STORE, f"could not save every turn: {e}")
                     return
                 if store is None:
                     continue

@@ -64,6 +64,10 @@ class TurnManager:
         tid = f"t{self._seq}"
         return Turn(tid, self._core.conversation_id, TurnTimeline(tid), self._core.wall(), typed=typed)
 
+    def continue_numbering(self, next_seq: int) -> None:
+        """A stored conversation was loaded: new turns are numbered from ``next_seq`` on (ids never repeat)."""
+        self._seq = max(self._seq, next_seq - 1)
+
     def current_answer(self) -> tuple[Turn, Answer] | None:
         turn = self.answering
         if turn is None or turn.answer is None:

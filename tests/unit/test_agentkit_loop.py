@@ -34,7 +34,7 @@ from genx.agentkit.events import (
 )
 from genx.agentkit.loop import LoopConfig
 from genx.agentkit.spoken import words
-from genx.agentkit.store import ConversationStore
+from genx.agentkit.store import ConversationStore, TurnRecord
 from genx.agentkit.testing import RATE, Reply, Rig, ToneSynthesizer
 from genx.chunk import Blob, Role
 from genx.errors import GenerateError
@@ -721,4 +721,19 @@ async def test_the_generator_is_asked_to_prefill_the_conversation_at_start_and_a
     assert [(m.role, m.text()) for m in rig.gen.prefills[1]] == [(Role.USER, "hello there"), (Role.ASSISTANT, LONG_TEXT)]
     await rig.run_until(12.0)
     assert len(rig.gen.prefills) == 3 and [m.text() for m in rig.gen.prefills[2]][-1] == "Fine."
+    await rig.stop()
+
+
+async def test_a_reloaded_conversation_numbers_new_turns_after_the_stored_ones(tmp_path: Path) -> None:
+    store = ConversationStore(tmp_path)
+    for tid in ("t1", "t2", "t7"):
+        store.append("c-old", TurnRecord(turn_id=tid, user_text=f"q {tid}", assistant_text=f"a {tid}"))
+    rig = await _rig(replies=[Reply([(0.1, "Fresh answer.")])], store=store)
+    rig.loop.load_conversation("c-old")
+    rig.loop.send_text("and now?")
+    await rig.run_until(3.0)
+    await rig.loop.flush_store()
+    ids = [r.turn_id for r in store.load("c-old")]
+    assert ids == ["t1", "t2", "t7", "t8"]
+    assert [(m.role, m.text()) for m in rig.gen.calls[0].messages][-1] == (Role.USER, "and now?")
     await rig.stop()

@@ -6,8 +6,6 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-import pytest
-
 from app.headless import build_stack, loop_config
 from app.settings import Settings, default_config_text, load_settings, with_generator_prompts
 from genx.agentkit.history import History
@@ -28,7 +26,6 @@ def test_there_is_one_default_system_prompt() -> None:
     assert tomllib.loads(default_config_text())["loop"]["system_prompt"] == DEFAULT_SYSTEM_PROMPT
 
 
-@pytest.mark.xfail(strict=True, reason="genx/agentkit/loop.py:92-95 must import DEFAULT_SYSTEM_PROMPT from genx.prompts (lead's split)")
 def test_the_voice_loops_default_prompt_is_the_same_one() -> None:
     from genx.agentkit.loop import DEFAULT_SYSTEM_PROMPT as LOOP_DEFAULT
     from genx.agentkit.loop import LoopConfig
