@@ -98,7 +98,7 @@ async def test_a_corrupt_smart_turn_file_is_a_turn_model_error_when_it_loads(tmp
     bad = tmp_path / "smart-turn-v3.2-cpu.onnx"
     bad.write_bytes(b"\x08\x07not a protobuf at all" * 100)
     det = SmartTurnDetector(bad)
-    with pytest.raises(TurnModelError, match="onnxruntime cannot load it.*pip install --no-deps --force-reinstall pipecat-ai"):
+    with pytest.raises(TurnModelError, match=r"onnxruntime cannot load it.*pip install --no-deps --force-reinstall pipecat-ai"):
         await det.warm()
     with pytest.raises(TurnModelError):  # a failed load is not cached as a success: a check fails the same way
         await det.check(pcm(tone(1.0)))
