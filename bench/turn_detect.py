@@ -26,15 +26,19 @@ import statistics
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from bench.speech import ESPEAK_VOICES, espeak_say, piper_say, silence
-from genx.turn.combined import CombinationRule, CombinedDetector
-from genx.turn.detector import TurnDetector, TurnVerdict
-from genx.turn.smart_turn import SmartTurnDetector
-from genx.turn.text import TextTurnDetector
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a script: bench.speech beside genx
+
+from bench.speech import ESPEAK_VOICES, espeak_say, piper_say, silence  # noqa: E402
+from genx.turn.combined import CombinationRule, CombinedDetector  # noqa: E402
+from genx.turn.detector import TurnDetector, TurnVerdict  # noqa: E402
+from genx.turn.smart_turn import SmartTurnDetector  # noqa: E402
+from genx.turn.text import TextTurnDetector  # noqa: E402
 
 COMPLETE: tuple[str, ...] = (
     "What is the weather like in Paris today?",

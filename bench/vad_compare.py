@@ -26,10 +26,14 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from bench.speech import ESPEAK_VOICES, NOISES, espeak_say, mix, piper_say, silence
-from genx.local.vad import END, START, FrameClassifier, UtteranceDetector, VadSettings, WebRtcClassifier
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a script: bench.speech beside genx
+
+from bench.speech import ESPEAK_VOICES, NOISES, espeak_say, mix, piper_say, silence  # noqa: E402
+from genx.local.vad import END, START, FrameClassifier, UtteranceDetector, VadSettings, WebRtcClassifier  # noqa: E402
 
 SENTENCES = (
     "What is the weather like in Paris today?",
