@@ -38,7 +38,7 @@ from bench.speech import ESPEAK_VOICES, espeak_say, piper_say, silence  # noqa: 
 from genx.turn.combined import CombinationRule, CombinedDetector  # noqa: E402
 from genx.turn.detector import TurnDetector, TurnVerdict  # noqa: E402
 from genx.turn.smart_turn import SmartTurnDetector  # noqa: E402
-from genx.turn.text import TextTurnDetector  # noqa: E402
+from genx.turn.text import DEFAULT_THRESHOLD, TextTurnDetector  # noqa: E402
 
 COMPLETE: tuple[str, ...] = (
     "What is the weather like in Paris today?",
@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--pause-ms", type=int, default=200, help="silence after the speech when the check runs")
     p.add_argument("--transcripts", choices=("asr", "text", "both"), default="both")
     p.add_argument("--audio-threshold", type=float, default=CombinationRule().audio_threshold)
-    p.add_argument("--text-threshold", type=float, default=0.01, help="text detector alone")
+    p.add_argument("--text-threshold", type=float, default=DEFAULT_THRESHOLD, help="text detector alone")
     p.add_argument("--text-complete", type=float, default=CombinationRule().text_complete)
     p.add_argument("--text-incomplete", type=float, default=CombinationRule().text_incomplete)
     p.add_argument("--clips", help="write every verdict as a JSON line to this file")

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 RATE = 16000  # Hz: what every detector reads
+NO_TRANSCRIPT = "no transcript"  # the note of a text verdict that had nothing to score
 
 
 class TurnModelError(LocalModelError):
@@ -128,6 +129,7 @@ async def score_on_thread(fn: Callable[[], T]) -> tuple[T, float, float]:
 
 
 __all__ = [
+    "NO_TRANSCRIPT",
     "RATE",
     "SilenceRule",
     "TurnAudioError",

@@ -28,7 +28,7 @@ import numpy as np
 
 from genx.generators.llamacpp import LlamaBusyError, chat_messages
 from genx.model import ModelContextBuilder
-from genx.turn.detector import TurnModelBusyError, TurnModelError, TurnVerdict
+from genx.turn.detector import NO_TRANSCRIPT, TurnModelBusyError, TurnModelError, TurnVerdict
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from genx.model import ModelContext
 
 END_PUNCTUATION = (".", "?", "!")
+#: complete at or above (bench/turn_detect.py: questions >= 0.05, fragments <= 0.009 when heard right)
+DEFAULT_THRESHOLD = 0.02
 _STRIP = ".?!,;:…\"'”’»)] \t\r\n"
 _SENTINEL = "\u2063parley-turn\u2063"  # stands for the user's text while the template is rendered
 _MARGIN_TOKENS = 16
@@ -120,7 +122,7 @@ class TextTurnDetector:
 
     __slots__ = ("generator", "threads", "threshold", "wait_ms")
 
-    def __init__(self, generator: LlamaCppGenerator, *, threshold: float = 0.01, wait_ms: int = 150, threads: int = 1) -> None:
+    def __init__(self, generator: LlamaCppGenerator, *, threshold: float = DEFAULT_THRESHOLD, wait_ms: int = 150, threads: int = 1) -> None:
         if not 0.0 < threshold < 1.0:
             raise ValueError(f"text end-of-turn threshold {threshold!r} must be between 0 and 1")
         self.generator = generator
@@ -138,7 +140,7 @@ class TextTurnDetector:
     async def check(self, audio: bytes, transcript: str | None = None, *, context: ModelContext | None = None) -> TurnVerdict:
         text = strip_final_punctuation(transcript or "")
         if not text:
-            return TurnVerdict(False, 0.0, self.name, note="no transcript")
+            return TurnVerdict(False, 0.0, self.name, note=NO_TRANSCRIPT)
         messages = chat_messages(context if context is not None else ModelContextBuilder().build(), self.generator.system_prompt)
         t0 = time.perf_counter()
 
@@ -156,6 +158,7 @@ class TextTurnDetector:
 
 
 __all__ = [
+    "DEFAULT_THRESHOLD",
     "END_PUNCTUATION",
     "TextTurnDetector",
     "end_of_message_probability",

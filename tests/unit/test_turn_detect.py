@@ -15,7 +15,7 @@ from genx.generators.llamacpp import LlamaBusyError
 from genx.local.models import SharedModel
 from genx.model import ModelContext
 from genx.turn.combined import CombinationRule, CombinationRuleError, CombinedDetector
-from genx.turn.detector import SilenceRule, TurnAudioError, TurnModelBusyError, TurnModelError, TurnVerdict, pcm_to_float
+from genx.turn.detector import NO_TRANSCRIPT, SilenceRule, TurnAudioError, TurnModelBusyError, TurnModelError, TurnVerdict, pcm_to_float
 from genx.turn.text import TextTurnDetector, strip_final_punctuation
 
 RATE = 16000
@@ -217,7 +217,7 @@ def test_the_text_decides_where_it_is_clear_and_smart_turn_in_between(audio: flo
 
 def test_without_a_transcript_smart_turn_decides_alone() -> None:
     rule = CombinationRule()
-    assert rule.decide(v("smart-turn", 0.8), v("text", 0.0, "no transcript"))[:2] == (True, 0.8)
+    assert rule.decide(v("smart-turn", 0.8), v("text", 0.0, NO_TRANSCRIPT))[:2] == (True, 0.8)
     assert rule.decide(v("smart-turn", 0.2), None)[:2] == (False, 0.2)
 
 
@@ -229,11 +229,10 @@ def test_an_inverted_or_out_of_range_rule_is_a_typed_error() -> None:
 
 
 class _Fixed:
-    def __init__(self, name: str, verdict: TurnVerdict | BaseException, delay: float = 0.0) -> None:
+    def __init__(self, name: str, verdict: TurnVerdict | BaseException) -> None:
         self._name = name
         self.verdict = verdict
-        self.delay = delay
-        self.started = asyncio.Event()
+        self.calls = 0
 
     @property
     def name(self) -> str:
@@ -243,25 +242,26 @@ class _Fixed:
         pass
 
     async def check(self, audio: bytes, transcript: str | None = None, *, context: ModelContext | None = None) -> TurnVerdict:
-        self.started.set()
-        await asyncio.sleep(self.delay)
+        self.calls += 1
         if isinstance(self.verdict, BaseException):
             raise self.verdict
         return self.verdict
 
 
-async def test_the_combined_check_runs_both_at_once_and_keeps_both_parts() -> None:
-    audio = _Fixed("smart-turn", v("smart-turn", 0.9))
+async def test_a_clear_text_verdict_ends_the_check_without_running_smart_turn() -> None:
+    audio = _Fixed("smart-turn", v("smart-turn", 0.97))
     text = _Fixed("text", v("text", 0.0005))
+    got = await CombinedDetector(audio, text).check(b"", "Could you tell me how to")
+    assert (got.complete, got.probability, got.detector, got.note) == (False, 0.0005, "combined", "text: clearly unfinished")
+    assert [p.detector for p in got.parts] == ["text"] and audio.calls == 0
+    assert got.cost_ms == 10.0
 
-    async def gated_audio_check(*args: Any, **kw: Any) -> TurnVerdict:
-        await text.started.wait()  # would deadlock if the two checks ran one after the other (audio first)
-        return await _Fixed.check(audio, *args, **kw)
 
-    audio.check = gated_audio_check  # type: ignore[method-assign]
-    got = await CombinedDetector(audio, text, CombinationRule()).check(b"", "Could you tell me how to")
-    assert (got.complete, got.detector, got.note) == (False, "combined", "text: clearly unfinished")
-    assert [p.detector for p in got.parts] == ["smart-turn", "text"]
+async def test_an_uncertain_text_verdict_asks_smart_turn_and_keeps_both_parts() -> None:
+    audio = _Fixed("smart-turn", v("smart-turn", 0.8))
+    got = await CombinedDetector(audio, _Fixed("text", v("text", 0.02))).check(b"", "Is that the one")
+    assert (got.complete, got.probability, got.note) == (True, 0.8, "smart-turn decides (text uncertain)")
+    assert [p.detector for p in got.parts] == ["text", "smart-turn"] and got.cost_ms == 20.0
 
 
 async def test_when_the_llm_is_busy_the_combined_check_falls_back_to_smart_turn_and_says_so() -> None:
@@ -276,4 +276,4 @@ async def test_when_the_llm_is_busy_the_combined_check_falls_back_to_smart_turn_
 async def test_a_broken_audio_model_is_not_hidden_by_the_combination() -> None:
     audio = _Fixed("smart-turn", TurnModelError("Smart Turn model x.onnx", "corrupt", "reinstall"))
     with pytest.raises(TurnModelError, match="corrupt"):
-        await CombinedDetector(audio, _Fixed("text", v("text", 0.5))).check(b"", "hi")
+        await CombinedDetector(audio, _Fixed("text", v("text", 0.0, NO_TRANSCRIPT))).check(b"", None)

@@ -135,7 +135,12 @@ async def test_the_combination_trusts_the_text_over_a_final_falling_intonation(
     smart: SmartTurnDetector, llm: LlamaCppGenerator, espeak: None
 ) -> None:
     combined = CombinedDetector(smart, TextTurnDetector(llm))
-    fragment = await combined.check(espeak_say("Could you tell me how to", "en-us+m7", 185) + PAUSE, "Could you tell me how to?")
+    audio = espeak_say("Could you tell me how to", "en-us+m7", 185) + PAUSE
+    fragment = await combined.check(audio, "Could you tell me how to?")
     assert not fragment.complete and fragment.note == "text: clearly unfinished", fragment
     question = await combined.check(espeak_say("Why is the sky blue?", "en-us", 160) + PAUSE, "Why is the sky blue?")
-    assert question.complete and {p.detector for p in question.parts} == {"smart-turn", "text"}
+    assert question.complete and [p.detector for p in question.parts] == ["text"]
+    unheard = await combined.check(audio, None)  # no transcript yet: Smart Turn alone
+    assert unheard.note == "smart-turn decides (no text verdict)" and unheard.probability == pytest.approx(
+        (await smart.check(audio)).probability
+    )
