@@ -86,7 +86,7 @@ def build_stack(settings: Any, *, generator: str | None = None) -> Stack:
     gen_impl = gens.resolve(name)
     vad = trs.resolve(loop_s.vad)
     if not isinstance(vad, VadTransformer):
-        raise TypeError(f"[loop] vad = {loop_s.vad!r} is not a WebRTC VAD; the voice loop needs kind 'webrtcvad'")
+        raise TypeError(f"[loop] vad = {loop_s.vad!r} is not a VAD transformer; the voice loop needs kind 'webrtcvad' or 'silero'")
     vad.tune(end_silence_ms=loop_s.end_of_turn_silence_ms)  # aggressiveness is the [vad] table's own
     ptt_vad = VadTransformer(dataclasses.replace(vad.settings, mode="external"))
     asr = trs.resolve(loop_s.asr)
@@ -95,7 +95,7 @@ def build_stack(settings: Any, *, generator: str | None = None) -> Stack:
     if synth is None:
         raise TypeError(f"[loop] voice = {loop_s.voice!r} is not a streamkit TTS voice (no synthesizer)")
     speech = StreamkitSpeech(synth, language=getattr(tts, "language", "auto"), max_chunk_ms=20)
-    warmers: list[Callable[[], Any]] = [w for w in (getattr(x, "warm", None) for x in (gen_impl, asr, synth)) if w is not None]
+    warmers: list[Callable[[], Any]] = [w for w in (getattr(x, "warm", None) for x in (gen_impl, asr, synth, vad)) if w is not None]
     return Stack(gens, name, vad, ptt_vad, asr, speech, warmers)
 
 

@@ -5,8 +5,9 @@ Owns: messages and chunks (:mod:`genx.chunk`), MIME-channel normalisation
 (:mod:`genx.stream`), combinators and the realtime stream, model context /
 params / usage, tools and the ready-made ones (:mod:`genx.toolbox`), the Generator and Transformer protocols with their
 topic-pattern muxes, configuration-driven model loading, provider adapters,
-local (offline) models, the device-free voice loop (:mod:`genx.agentkit`) and
-blocking calls on threads of their own (:mod:`genx.threads`).
+local (offline) models, end-of-turn detectors (:mod:`genx.turn`), the device-free
+voice loop (:mod:`genx.agentkit`) and blocking calls on threads of their own
+(:mod:`genx.threads`).
 
 Does not own: Qt, audio devices (sounddevice), the desktop window, packaging:
 those live in ``app``. genx never imports ``app``, Qt or sounddevice.

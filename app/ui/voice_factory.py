@@ -229,6 +229,7 @@ def _warmer_name(w: Callable[[], Any]) -> str:
         ("whisper", "speech recognition"),
         ("asr", "speech recognition"),
         ("piper", "the voice"),
+        ("vad", "voice activity detection"),
     ):
         if key in owner:
             return words

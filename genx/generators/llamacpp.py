@@ -51,7 +51,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from genx.chunk import FuncCall, Message, MessageChunk, Role, StreamCtrl, Text
 from genx.errors import GenxError, StreamClosedError, ToolArgumentsError, ToolDefinitionError
@@ -68,6 +68,8 @@ if TYPE_CHECKING:
     from genx.tools import FuncTool
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 PROVIDER = "llamacpp"
 
@@ -90,6 +92,14 @@ class LlamaError(GenxError):
 class EmptyPromptError(LlamaError, ValueError):
     def __init__(self) -> None:
         super().__init__("nothing to answer: the model context has no user, assistant or tool message with text; add a user message")
+
+
+class LlamaBusyError(LlamaError):
+    """The model stayed busy (another call held its lock) longer than a short exclusive use may wait."""
+
+    def __init__(self, waited_s: float) -> None:
+        self.waited_s = waited_s
+        super().__init__(f"the llama.cpp model was busy for {waited_s * 1000:.0f} ms; try again when the current answer has finished")
 
 
 class UnsupportedLlamaSettingError(LlamaError, ValueError):
@@ -419,6 +429,25 @@ class LlamaCppGenerator:
         await run_in_own_thread(asyncio.get_running_loop(), self.options.nice, _prefill, self.model, messages, result)
         return bool(result and result[0])
 
+    async def run_exclusive(self, fn: Callable[[Llama], T], *, wait_s: float) -> T:
+        """Run ``fn(llama)`` on a thread of its own holding the generation lock (a short direct use of the context).
+
+        For checks that evaluate a few tokens into the shared KV cache (the end-of-turn
+        text signal); ``fn`` must leave ``n_tokens`` / ``input_ids`` consistent, as
+        ``Llama.eval`` does. :class:`LlamaBusyError` when the lock stays taken for ``wait_s``.
+        """
+
+        def call() -> T:
+            loaded = self.model.get()
+            if not loaded.lock.acquire(timeout=wait_s):
+                raise LlamaBusyError(wait_s)
+            try:
+                return fn(loaded.llm)
+            finally:
+                loaded.lock.release()
+
+        return await start_thread(call, name="llama.cpp-check", daemon=False, nice=self.options.nice)
+
     def _params(self, ctx: ModelContext) -> ModelParams:
         return self.params.merged(ctx.params())
 
@@ -577,6 +606,7 @@ __all__ = [
     "DEFAULT_PARAMS",
     "SPOKEN_STYLE",
     "EmptyPromptError",
+    "LlamaBusyError",
     "LlamaCppGenerator",
     "LlamaError",
     "LlamaOptions",

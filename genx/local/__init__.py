@@ -2,8 +2,9 @@
 
 Owns: finding the offline models in their pip packages or at a configured path
 (:mod:`genx.local.models`, including the process-wide load-once cache and the
-typed "model not found / not loadable" errors), the WebRTC VAD transformer
-(:mod:`genx.local.vad`), the faster-whisper streaming ASR transformer
+typed "model not found / not loadable" errors), the VAD transformer
+(:mod:`genx.local.vad`, webrtcvad frames or Silero VAD v6 frames from
+:mod:`genx.local.silero_vad`), the faster-whisper streaming ASR transformer
 (:mod:`genx.local.asr`, with partial stabilisation in :mod:`genx.local.partials`),
 the Piper synthesizer for the streamkit TTS pipeline (:mod:`genx.local.piper_tts`,
 text cleanup in :mod:`genx.local.speakable`), and two small shared pieces: the
@@ -15,8 +16,8 @@ which uses :mod:`genx.local.models` for discovery), the TTS segmentation and
 interrupt machinery (``genx.transformers.streamkit`` / ``genx.transformers.tts``),
 audio devices, and which model is chosen (config / ``genx.modelloader``).
 
-Importing this package never imports a model runtime (webrtcvad, faster-whisper,
-piper, llama.cpp): each is imported when a model is first loaded, so a missing
+Importing this package never imports a model runtime (webrtcvad, onnxruntime,
+faster-whisper, piper, llama.cpp): each is imported when a model is first loaded, so a missing
 runtime shows up as a typed :class:`~genx.local.models.MissingPackageError`.
 """
 

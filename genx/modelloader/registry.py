@@ -44,6 +44,7 @@ BUILTIN_KINDS: tuple[KindEntry, ...] = (
     KindEntry("piper", "transformer", "genx.local.piper_tts:from_config", "piper-tts"),
     KindEntry("faster-whisper", "transformer", "genx.local.asr:from_config", "faster-whisper"),
     KindEntry("webrtcvad", "transformer", "genx.local.vad:from_config", "webrtcvad-wheels"),
+    KindEntry("silero", "transformer", "genx.local.silero_vad:from_config", "faster-whisper"),
 )
 
 

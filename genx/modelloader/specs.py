@@ -178,7 +178,7 @@ class VadSpec(TransformerSpec):
 
     kind: str = Field(default="webrtcvad", pattern=_KIND)
     aggressiveness: int = Field(default=2, ge=0, le=3)
-    frame_ms: Literal[10, 20, 30] = 20
+    frame_ms: Literal[10, 20, 30, 32] = 20  # webrtcvad: 10, 20 or 30; silero: 32 (its default)
 
 
 def _one_or_many(value: Any) -> Any:
