@@ -25,6 +25,8 @@ from genx.stream import Stream
 log = logging.getLogger("genx.agentkit.loop")
 
 L16_16K = "audio/l16; channels=1; rate=16000"
+
+
 @dataclass(slots=True)
 class LoopConfig:
     mode: Mode = Mode.HANDS_FREE

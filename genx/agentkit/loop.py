@@ -113,7 +113,15 @@ class VoiceLoop:
         self.recorder = Recorder(core, store)
         self.answers = AnswerRunner(core, speech=speech, player=player, mic=self.mic, heard=heard, recorder=self.recorder)
         self.turns = TurnManager(core, self.answers)
-        self.router = SpeechRouter(core, self.turns, vad=vad, asr=asr, ptt_vad=ptt_vad, turn_detector=turn_detector)
+        self.router = SpeechRouter(
+            core,
+            self.turns,
+            vad=vad,
+            asr=asr,
+            ptt_vad=ptt_vad,
+            turn_detector=turn_detector,
+            turn_context=lambda: self.recorder.context(""),
+        )
         self.answers.on_over = self.turns.answer_over
         self.answers.drop_held = self.turns.drop_held
         self.mic.to_vad = self.router.feed_vad

@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from genx.agentkit.spoken import SegmentRecorder
+from genx.model import ModelContext
 from genx.stream import Stream
 
 
@@ -124,7 +125,7 @@ class EndOfTurnDetector(Protocol):
     @property
     def name(self) -> str: ...
 
-    async def check(self, audio: bytes, transcript: str | None = None) -> TurnVerdictLike: ...
+    async def check(self, audio: bytes, transcript: str | None = None, *, context: ModelContext | None = None) -> TurnVerdictLike: ...
 
 
 __all__ = ["AudioOutput", "EndOfTurnDetector", "PlayedPositionLike", "PositionListener", "Speech", "SpeechDetector", "TurnVerdictLike"]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import math
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from genx.agentkit.asr_feed import UTTERANCE, AsrFeed
@@ -31,6 +32,7 @@ from genx.agentkit.ports import EndOfTurnDetector, SpeechDetector, TurnVerdictLi
 from genx.agentkit.turns import SpeechRoute, Turn, TurnPort
 from genx.chunk import Blob, MessageChunk, Role, StreamCtrl
 from genx.ids import new_stream_id
+from genx.model import ModelContext
 from genx.stream import Stream, StreamBuilder
 from genx.transformers import Transformer
 
@@ -51,13 +53,24 @@ class SpeechRouter:
         asr: Transformer,
         ptt_vad: SpeechDetector | None,
         turn_detector: EndOfTurnDetector | None = None,
+        turn_context: Callable[[], ModelContext] | None = None,
     ) -> None:
         self._core = core
         self._turns = turns
         self._vad = vad
         self._ptt_vad = ptt_vad
         self._feed = AsrFeed(core, turns, asr)
-        self._eot = TurnEndChecker(core, turn_detector, self._end_at_pause) if turn_detector is not None else None
+        self._eot = (
+            TurnEndChecker(
+                core,
+                turn_detector,
+                on_complete=self._end_at_pause,
+                on_verdict=lambda route: turns.maybe_answer(route.turn),
+                context=turn_context,
+            )
+            if turn_detector is not None
+            else None
+        )
         self.routes: dict[str, SpeechRoute] = {}  # VAD / trimmed push-to-talk route id → speech route
         self._ignored: set[str] = set()  # VAD routes not sent to the ASR
         self.ptt: SpeechRoute | None = None
@@ -144,7 +157,9 @@ class SpeechRouter:
             if not self._turns.admit_speech(t, "speech onset"):
                 self._ignored.add(sid)
                 return
-            self.routes[sid] = self._turns.open_route(sid, "vad", t)
+            route = self._turns.open_route(sid, "vad", t)
+            route.needs_verdict = self._eot is not None
+            self.routes[sid] = route
         elif kind == "end":
             ended = self.routes.get(sid)
             if ended is not None and ended.open:

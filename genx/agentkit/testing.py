@@ -534,6 +534,7 @@ class Rig:
         latency_ms: int = 30,
         ptt_vad: bool = False,
         asr_delay: float = 0.0,
+        turn_detector: Any = None,
     ) -> None:
         self.clock = VirtualClock()
         t0 = self.clock.t
@@ -558,6 +559,7 @@ class Rig:
             config=cfg,
             ptt_vad=self.ptt_vad,
             store=store,
+            turn_detector=turn_detector,
             clock=self.clock,
             wall_clock=lambda: 1_700_000_000.0,
             bus=self.bus,

@@ -160,6 +160,8 @@ class TurnManager:
         open_routes = [r for r in turn.routes if r.open]
         if not open_routes or any(r.source != "vad" or not r.flushed for r in open_routes):
             return
+        if any(r.needs_verdict and r.pause_verdict is None for r in open_routes):
+            return  # the end-of-turn check comes first: the answer would hold the model it needs
         pending = [u for u in turn.utterances if not u.transcribed]
         if any(not u.open or not u.provisional for u in pending):
             return

@@ -65,6 +65,8 @@ class SpeechRoute:
     recent: bytearray = field(default_factory=bytearray)
     pause_seq: int = 0  # bumped when sound resumes: a verdict for an earlier pause is void
     pause_checked: bool = False
+    needs_verdict: bool = False  # a detector scores this route's pauses: a held answer waits for the verdict
+    pause_verdict: bool | None = None  # the detector's verdict for the current pause (None: none yet)
 
 
 @dataclass(slots=True, eq=False)

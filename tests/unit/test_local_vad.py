@@ -7,11 +7,12 @@ import asyncio
 import numpy as np
 import pytest
 
-from genx.chunk import Blob, MessageChunk, Text
+from genx.chunk import Blob, MessageChunk, StreamCtrl, Text
 from genx.errors import Done
 from genx.local.pcm import L16_16K_MONO
 from genx.local.vad import (
     END,
+    END_UTTERANCE,
     IDLE,
     SPEECH,
     START,
@@ -300,3 +301,25 @@ def contract_case() -> ContractCase:
 
 async def test_vad_transformer_meets_the_transformer_contract() -> None:
     await check_transformer_contract(contract_case())
+
+
+async def test_an_end_utterance_control_ends_the_open_utterance_there_and_later_speech_opens_a_new_one() -> None:
+    events: list[SpeechEvent] = []
+    first = audio_chunks(script("..vvvvvvvv..."), size=FRAME_BYTES)  # a 3-frame pause: the 300 ms silence has not run out
+    cut = MessageChunk(ctrl=StreamCtrl(stream_id="", label=END_UTTERANCE))
+    more = audio_chunks(script("vvvvvv" + "." * 12), size=FRAME_BYTES)
+    out = await collect(await make_vad().transform(stream_of(*first, cut, *more), on_speech=events.append))
+    by_route = routes(out)
+    assert len(by_route) == 2  # without the control the two stretches are one utterance (the pause is too short)
+    one, two = by_route.values()
+    assert one[-1].is_end_of_stream() and not one[-1].error
+    assert VOICED * 8 in route_audio(one) and VOICED not in route_audio(one)[-3 * FRAME_BYTES :]
+    assert VOICED * 3 in route_audio(two)
+    assert [e.kind for e in events] == ["start", "end", "start", "end"]
+
+
+async def test_without_the_control_a_short_pause_stays_inside_one_utterance() -> None:
+    first = audio_chunks(script("..vvvvvvvv..."), size=FRAME_BYTES)
+    more = audio_chunks(script("vvvvvv" + "." * 12), size=FRAME_BYTES)
+    out = await collect(await make_vad().transform(stream_of(*first, *more)))
+    assert len(routes(out)) == 1
