@@ -23,6 +23,7 @@ from genx.agentkit.events import (
     Mode,
     StateChanged,
     TurnMetrics,
+    TurnReopened,
     UserFinal,
     UserPartial,
 )
@@ -45,6 +46,8 @@ class TerminalView:
             self._update(f"you: {e.text} …")
         elif isinstance(e, UserFinal):
             self._final(f"you{' (typed)' if e.typed else ''}: {e.text}")
+        elif isinstance(e, TurnReopened):
+            self._final("  (you went on: the answer was dropped unheard)")
         elif isinstance(e, AssistantSpoken):
             self._spoken[e.turn_id] = e.spoken_text
             self._update(f"parley: {e.spoken_text}")

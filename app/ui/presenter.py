@@ -42,6 +42,7 @@ from genx.agentkit.events import (
     SpeechStarted,
     StateChanged,
     TurnMetrics,
+    TurnReopened,
     UserFinal,
     UserPartial,
 )
@@ -168,6 +169,8 @@ class Presenter(QObject):
             self._on_user_final(ev)
         elif isinstance(ev, SpeechEnded):
             pass
+        elif isinstance(ev, TurnReopened):
+            self._on_reopened(ev)
         elif isinstance(ev, AssistantDelta):
             self._assistant_bubble(ev.turn_id).append(ev.text)
         elif isinstance(ev, AssistantSpoken):
@@ -228,6 +231,17 @@ class Presenter(QObject):
                     del self._pending_typed[i]
                     break
         self._user_bubble(ev.turn_id).set_final(ev.text)
+
+    def _on_reopened(self, ev: TurnReopened) -> None:
+        """The user went on before hearing the answer: its bubble goes, the user's words stay open."""
+        t = self._turns.get(ev.turn_id)
+        if t is None:
+            return
+        if t.assistant is not None:
+            self.window.chat.remove(t.assistant)
+            t.assistant = None
+        if t.user is not None:
+            t.user.set_partial(t.user.text() + " …")
 
     def _on_done(self, ev: AssistantDone) -> None:
         t = self._turns.get(ev.turn_id)

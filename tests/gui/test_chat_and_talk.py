@@ -20,6 +20,7 @@ from genx.agentkit.events import (
     LoopState,
     SpeechStarted,
     TurnMetrics,
+    TurnReopened,
     UserFinal,
     UserPartial,
 )
@@ -222,3 +223,20 @@ def test_every_control_has_an_accessible_name(ui) -> None:  # type: ignore[no-un
     unnamed = [c for c in controls if c.isVisibleTo(w) and not (c.accessibleName() or (isinstance(c, QPushButton) and c.text()))]
     assert unnamed == []
     assert w.talk_button.accessibleName() == "Talk"
+
+
+def test_a_reopened_turn_drops_the_unheard_answer_bubble_and_the_joined_words_get_one_answer(ui) -> None:  # type: ignore[no-untyped-def]
+    w, _, loop = ui
+    loop.emit(SpeechStarted(turn_id="t1"))
+    loop.emit(UserFinal(turn_id="t1", text="book a table for"))
+    loop.emit(AssistantDelta(turn_id="t1", text="A table for"))
+    assert len([b for b in w.chat.bubbles() if isinstance(b, AssistantBubble)]) == 1
+    loop.emit(TurnReopened(turn_id="t1"))
+    assert [b for b in w.chat.bubbles() if isinstance(b, AssistantBubble)] == []
+    loop.emit(UserFinal(turn_id="t1", text="book a table for four people"))
+    loop.emit(AssistantDelta(turn_id="t1", text="Booked for four."))
+    loop.emit(AssistantDone(turn_id="t1", text="Booked for four.", interrupted=False, spoken_text="Booked for four."))
+    users = [b for b in w.chat.bubbles() if isinstance(b, UserBubble)]
+    answers = [b for b in w.chat.bubbles() if isinstance(b, AssistantBubble)]
+    assert [u.text() for u in users] == ["book a table for four people"]
+    assert [a.generated_text() for a in answers] == ["Booked for four."]

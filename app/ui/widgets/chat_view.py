@@ -321,6 +321,16 @@ class ChatView(QScrollArea):
         self._add_row(b, right=False)
         return b
 
+    def remove(self, bubble: Bubble) -> None:
+        """Take ``bubble`` out of the conversation (an answer dropped before anyone heard it)."""
+        for row in list(self._rows):
+            if bubble in row.findChildren(Bubble):
+                self._layout.removeWidget(row)
+                row.deleteLater()
+                self._rows.remove(row)
+        self._set_empty(not self._rows)
+        self.changed.emit()
+
     def add_notice(self, text: str, *, error: bool = False) -> Notice:
         n = Notice(text, error=error)
         self._insert(n)
