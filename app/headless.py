@@ -27,8 +27,10 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from app.terminal import AudioNotices, KeyCommands, TerminalView, device_greeting
+from app.turn_setup import build_turn_detector, warm_turn_detector
 from genx.agentkit.echo import MILD_VAD, DelayEstimator, EchoCanceller, EchoGate, FarEndTimeline, VadEchoFallback, try_echo_canceller
 from genx.agentkit.events import (
+    ErrorKind,
     Event,
     LoopState,
     Mode,
@@ -57,10 +59,18 @@ class Stack:
     asr: Transformer
     speech: StreamkitSpeech
     warmers: list[Callable[[], Any]] = field(default_factory=list)
+    turn_detector: Any = None  # genx.turn detector, or None: the silence rule
+    notes: list[str] = field(default_factory=list)  # warnings to show once the loop runs
 
     async def warm(self) -> None:
         """Load every model (in worker threads) so the first turn does not pay for it."""
-        await asyncio.gather(*(w() for w in self.warmers))
+        if self.turn_detector is not None:
+            warned, *_ = await asyncio.gather(warm_turn_detector(self.turn_detector), *(w() for w in self.warmers))
+            if warned:
+                self.turn_detector = None
+                self.notes.append(warned)
+        else:
+            await asyncio.gather(*(w() for w in self.warmers))
 
     async def aclose(self) -> None:
         """Release what the models hold open (the HTTP generators' connection pools)."""
@@ -96,7 +106,8 @@ def build_stack(settings: Any, *, generator: str | None = None) -> Stack:
         raise TypeError(f"[loop] voice = {loop_s.voice!r} is not a streamkit TTS voice (no synthesizer)")
     speech = StreamkitSpeech(synth, language=getattr(tts, "language", "auto"), max_chunk_ms=20)
     warmers: list[Callable[[], Any]] = [w for w in (getattr(x, "warm", None) for x in (gen_impl, asr, synth, vad)) if w is not None]
-    return Stack(gens, name, vad, ptt_vad, asr, speech, warmers)
+    detector, warned = build_turn_detector(loop_s, gen_impl)
+    return Stack(gens, name, vad, ptt_vad, asr, speech, warmers, detector, [warned] if warned else [])
 
 
 def loop_config(settings: Any, *, mode: str | None = None, generator: str | None = None) -> LoopConfig:
@@ -108,6 +119,8 @@ def loop_config(settings: Any, *, mode: str | None = None, generator: str | None
         system_prompt="",  # the generators carry it (build_stack): one prompt, never two stacked
         echo_fallback=True,
         preemptive_generation=bool(s.preemptive_generation),
+        turn_check_ms=int(s.turn_check_ms),
+        max_end_of_turn_ms=int(s.max_end_of_turn_ms),
     )
 
 
@@ -203,10 +216,13 @@ class Session:
             echo=self.echo,
             echo_gate=self.gate,
             echo_fallback=fallback,
+            turn_detector=stack.turn_detector,
         )
         if on_event is not None:
             self.loop.bus.subscribe(on_event)
         await self.loop.start()
+        for note in stack.notes:
+            self.loop.core.error(ErrorKind.CONFIG, note)
         return self.loop
 
     async def close(self) -> None:

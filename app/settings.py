@@ -88,7 +88,14 @@ class LoopSettings(Spec):
     mode: Literal["hands-free", "push-to-talk"] = "hands-free"
     barge_in: bool = True
     echo_cancellation: bool = True
-    end_of_turn_silence_ms: int = Field(default=500, gt=0, le=10_000)
+    end_of_turn_silence_ms: int = Field(default=500, gt=0, le=10_000)  # the turn's end with turn_detection = "silence"
+    # "smart-turn": a model judges at each pause whether you finished (SmolLM2 on the transcript + Smart Turn on the audio)
+    turn_detection: Literal["smart-turn", "silence"] = "smart-turn"
+    turn_check_ms: int = Field(default=200, ge=50, le=2_000)  # pause before the model is asked
+    max_end_of_turn_ms: int = Field(default=2_500, ge=300, le=10_000)  # silence that ends an unfinished-sounding turn
+    turn_text_complete: float = Field(default=0.03, gt=0.0, lt=1.0)  # end-of-message probability: complete at or above
+    turn_text_incomplete: float = Field(default=0.01, gt=0.0, lt=1.0)  # ... unfinished at or below (between: Smart Turn)
+    turn_audio_threshold: float = Field(default=0.5, gt=0.0, lt=1.0)  # Smart Turn's probability: complete at or above
     preemptive_generation: bool = True
     vad_aggressiveness: int | None = Field(default=None, ge=0, le=3)  # removed: [vad] aggressiveness
     generator: str = Field(default="offline/smollm2", min_length=1)
