@@ -97,14 +97,14 @@ async def ws_server(handler: Handler, **kw: Any) -> AsyncIterator[str]:
         yield f"http://127.0.0.1:{port}"
 
 
-async def recv_json(conn: ServerConnection, timeout: float = 5.0) -> Any:
-    return json.loads(await asyncio.wait_for(conn.recv(), timeout))
+async def recv_json(conn: ServerConnection, wait: float = 5.0) -> Any:
+    return json.loads(await asyncio.wait_for(conn.recv(), wait))
 
 
-async def recv_until(conn: ServerConnection, kind: str, seen: list[Any] | None = None, timeout: float = 5.0) -> Any:
+async def recv_until(conn: ServerConnection, kind: str, seen: list[Any] | None = None, wait: float = 5.0) -> Any:
     """Frames until one of ``type`` ``kind`` (the others go to ``seen``)."""
     while True:
-        f = await recv_json(conn, timeout)
+        f = await recv_json(conn, wait)
         if f.get("type") == kind:
             return f
         if seen is not None:

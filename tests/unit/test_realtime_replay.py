@@ -32,7 +32,10 @@ RECORD = FunctionSpec(
     "Store the supplied sensor value.",
     {
         "type": "object",
-        "properties": {"zqx_measurement": {"type": "integer"}, "qbf_note": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None}},
+        "properties": {
+            "zqx_measurement": {"type": "integer"},
+            "qbf_note": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None},
+        },
         "required": ["zqx_measurement"],
         "additionalProperties": False,
     },

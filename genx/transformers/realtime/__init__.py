@@ -19,4 +19,4 @@ from genx.transformers.realtime.events import Dialect
 from genx.transformers.realtime.session import RealtimeSessionStream, RealtimeTransformer, tool_result_chunk
 from genx.transformers.realtime.settings import RealtimeSettings
 
-__all__ = ["Dialect", "RealtimeSettings", "RealtimeSessionStream", "RealtimeTransformer", "tool_result_chunk"]
+__all__ = ["Dialect", "RealtimeSessionStream", "RealtimeSettings", "RealtimeTransformer", "tool_result_chunk"]

@@ -123,7 +123,9 @@ class GeminiLiveDialect:
         return ws_url(base_url, PATH)
 
     # -- client frames ---------------------------------------------------------
-    def session_frames(self, settings: RealtimeSettings, *, resume_handle: str = "", history: list[HistoryItem] | None = None) -> list[Frame]:
+    def session_frames(
+        self, settings: RealtimeSettings, *, resume_handle: str = "", history: list[HistoryItem] | None = None
+    ) -> list[Frame]:
         self._manual = settings.turn_detection is None
         model = settings.model if settings.model.startswith("models/") else f"models/{settings.model}"
         gen: dict[str, Any] = {"responseModalities": [m.upper() for m in settings.output_modalities]}

@@ -108,7 +108,9 @@ class OpenAIRealtimeDialect:
         return ws_url(base_url, "realtime", {"model": model})
 
     # -- client frames ---------------------------------------------------------
-    def session_frames(self, settings: RealtimeSettings, *, resume_handle: str = "", history: list[HistoryItem] | None = None) -> list[Frame]:
+    def session_frames(
+        self, settings: RealtimeSettings, *, resume_handle: str = "", history: list[HistoryItem] | None = None
+    ) -> list[Frame]:
         audio_in: dict[str, Any] = {"format": dict(PCM_FORMAT)}
         if settings.turn_detection is None:
             audio_in["turn_detection"] = None
@@ -129,11 +131,18 @@ class OpenAIRealtimeDialect:
         session["output_modalities"] = list(settings.output_modalities)
         session["audio"] = {"input": audio_in, "output": audio_out}
         if settings.tools:
-            session["tools"] = [{"type": "function", "name": t.name, "parameters": t.schema, "description": t.description} for t in settings.tools]
+            session["tools"] = [
+                {"type": "function", "name": t.name, "parameters": t.schema, "description": t.description} for t in settings.tools
+            ]
         frames: list[Frame] = [{"type": "session.update", "session": merged(session, settings.extra)}]
         for item in history or []:
             kind = "input_text" if item.role == "user" else "output_text"
-            frames.append({"type": "conversation.item.create", "item": {"type": "message", "role": item.role, "content": [{"type": kind, "text": item.text}]}})
+            frames.append(
+                {
+                    "type": "conversation.item.create",
+                    "item": {"type": "message", "role": item.role, "content": [{"type": kind, "text": item.text}]},
+                }
+            )
         return frames
 
     def audio_frame(self, pcm: bytes) -> Frame:
@@ -161,7 +170,9 @@ class OpenAIRealtimeDialect:
         if in_progress:
             frames.append({"type": "response.cancel"})
         if item_id:
-            frames.append({"type": "conversation.item.truncate", "item_id": item_id, "content_index": 0, "audio_end_ms": max(0, int(played_ms))})
+            frames.append(
+                {"type": "conversation.item.truncate", "item_id": item_id, "content_index": 0, "audio_end_ms": max(0, int(played_ms))}
+            )
         return frames
 
     # -- server events ---------------------------------------------------------

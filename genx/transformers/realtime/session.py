@@ -202,7 +202,9 @@ class _Call:
         why = "the session expired" if self.expired else f"the connection dropped ({err.message})"
         log.info("%s realtime: %s; reconnecting (%s)", self.provider, why, "resuming" if resume else "fresh session, history replayed")
         self.outputs.end_all(f"{why}; reconnected")
-        self.outputs.note(f"{why}; {'resumed the session' if resume else 'started a fresh session with the conversation replayed'}", "reconnect")
+        self.outputs.note(
+            f"{why}; {'resumed the session' if resume else 'started a fresh session with the conversation replayed'}", "reconnect"
+        )
         history = None if resume else [h for h in self.outputs.history if h.text.strip()]
         self.expired = False
         await self.connect(self.handle if resume else "", history)
@@ -251,7 +253,9 @@ class _Call:
     def timed_out(self) -> None:
         self.timer = None
         what = "the session setup" if not self.ready.is_set() else "an answer"
-        self.inv.fail(ProviderTimeoutError(self.provider, f"no frame for {self.owner.read_timeout:g}s while waiting for {what} (read timeout)"))
+        self.inv.fail(
+            ProviderTimeoutError(self.provider, f"no frame for {self.owner.read_timeout:g}s while waiting for {what} (read timeout)")
+        )
 
     # -- sending -----------------------------------------------------------------
     async def send(self, frames: list[Frame], *, keep: bool = True) -> None:
@@ -318,7 +322,10 @@ class _Call:
         if sid in self.turns or force:
             self.turns.discard(sid)
             self.outstanding = True
-            await self.send(self.dialect.commit_frames())
+            # the resampler's tail belongs to this turn: flush it before the commit (a new one starts the next turn)
+            tails = [tail for tail in (c.flush() for c in self.converters.values()) if tail]
+            self.converters.clear()
+            await self.send([*(self.dialect.audio_frame(t) for t in tails), *self.dialect.commit_frames()])
             self.watch()
 
     async def user_text(self, chunk: MessageChunk, part: Text) -> None:
@@ -427,7 +434,14 @@ class _Call:
             self.outputs.note(str(e.error), "error")
 
     def maybe_finish(self) -> None:
-        if self.input_done and not self.closing and self.ready.is_set() and not self.awaiting() and not self.unanswered and not self.calls_of:
+        if (
+            self.input_done
+            and not self.closing
+            and self.ready.is_set()
+            and not self.awaiting()
+            and not self.unanswered
+            and not self.calls_of
+        ):
             self.closing = True
             self.disarm()
             self.close_soon()
