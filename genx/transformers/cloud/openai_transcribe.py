@@ -140,6 +140,8 @@ class _Utterance:
     conv: PCMConverter | None = None
     conv_mime: str = ""
     flushed: tuple[int, asyncio.Task[str]] | None = None
+    provisional: asyncio.Task[None] | None = None  # the last flush's push: the final goes out after it
+    final_sent: bool = False
 
 
 class _Call:
@@ -202,11 +204,11 @@ class _Call:
             return
         task = self.spawn(self.asr.transcribe(bytes(u.pcm)))
         u.flushed = (n, task)
-        self.spawn(self.provisional(u, task, n))
+        u.provisional = self.spawn(self.provisional(u, task, n))
 
     async def provisional(self, u: _Utterance, task: asyncio.Task[str], n: int) -> None:
         text = await task
-        if not self.out.ended and u.flushed is not None and u.flushed[1] is task and u.sid in {r.sid for r in self.routes.values()}:
+        if not self.out.ended and not u.final_sent and u.flushed is not None and u.flushed[1] is task:
             c = MessageChunk.text(text, role=Role.USER, stream_id=u.sid, label=PROVISIONAL)
             c.meta = {"audio_ms": n // 32}
             self.out.push(c)
@@ -238,8 +240,11 @@ class _Call:
             raise
         if prev is not None:
             await asyncio.wait([prev])
+        if u.provisional is not None:
+            await asyncio.wait([u.provisional])
         if self.out.ended:
             return
+        u.final_sent = True
         c = MessageChunk.text(text, role=Role.USER, stream_id=u.sid, label=FINAL)
         c.meta = {"audio_ms": len(u.pcm) // 32, "decode_ms": round((time.perf_counter() - t0) * 1000), "from_flush": reuse is not None}
         self.out.push(c)
