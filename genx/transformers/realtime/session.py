@@ -42,23 +42,20 @@ from genx.generators.providers.config import ProviderConfig
 from genx.generators.providers.errors import ProviderError, ProviderTimeoutError
 from genx.stream import Stream
 from genx.transformers.audiostream.meter import PulledAudioMeter
-from genx.transformers.audiostream.pcm import AudioFormatError, PCMConverter, is_l16, l16_mime
+from genx.transformers.audiostream.pcm import l16_mime
 from genx.transformers.realtime import events as ev
 from genx.transformers.realtime.events import Dialect, Frame
+from genx.transformers.realtime.input_audio import InputAudio
 from genx.transformers.realtime.responses import Interruption, Outputs
 from genx.transformers.realtime.settings import RealtimeSettings
+from genx.transformers.realtime.stream import TOOL_RESULT, RealtimeSessionStream, tool_result_chunk
 from genx.transformers.realtime.transport import Connection, open_connection
-from genx.transformers.streamkit.invocation import Invocation, InvocationStream
+from genx.transformers.realtime.watchdog import Watchdog
+from genx.transformers.streamkit.invocation import Invocation
 
 log = logging.getLogger(__name__)
 
 COMMIT = "commit"
-TOOL_RESULT = "tool_result"
-
-
-def tool_result_chunk(result: ToolResult) -> MessageChunk:
-    """The input chunk that answers a tool call of a realtime session."""
-    return MessageChunk(role=Role.TOOL, name=result.name, part=Text(result.content), meta={TOOL_RESULT: result})
 
 
 class RealtimeTransformer:
@@ -87,40 +84,6 @@ class RealtimeTransformer:
         return _Call(self, stream).start()
 
 
-class RealtimeSessionStream(InvocationStream):
-    """The output of one realtime call, plus barge-in and tool results."""
-
-    __slots__ = ("_call",)
-
-    def __init__(self, call: _Call) -> None:
-        super().__init__(call.inv)
-        self._call = call
-
-    def interrupt(self, played_ms: float | None = None) -> Interruption | None:
-        """Barge-in: cut the playing response at ``played_ms`` (default: the audio pulled from this stream).
-
-        Drops its unpulled output (the pulled prefix stays), ends its channels
-        with EOS(error="interrupted") and tells the provider (OpenAI:
-        ``response.cancel`` while it runs, ``conversation.item.truncate`` at
-        ``played_ms``). None when no response is active. Call from the event loop.
-        """
-        return self._call.interrupt(played_ms)
-
-    def send_tool_result(self, result: ToolResult) -> None:
-        """Answer a tool call (same as pushing :func:`tool_result_chunk` into the input)."""
-        self._call.soon(self._call.tool_result(result))
-
-    @property
-    def usage(self) -> Any:
-        """Usage summed over the responses so far (:class:`genx.model.Usage`)."""
-        return self._call.outputs.usage
-
-    @property
-    def history(self) -> list[ev.HistoryItem]:
-        """The conversation as text (what a fresh session would be replayed)."""
-        return list(self._call.outputs.history)
-
-
 class _Call:
     def __init__(self, owner: RealtimeTransformer, inp: Stream) -> None:
         self.owner = owner
@@ -140,11 +103,11 @@ class _Call:
         self.closing = False
         self.outstanding = False  # a response was asked for and has not started
         self.reconnects = 0
-        self.timer: asyncio.TimerHandle | None = None
+        self.watchdog = Watchdog(owner.read_timeout, self.timed_out)
         self.unanswered: dict[str, str] = {}  # call id → response id
         self.calls_of: dict[str, set[str]] = {}  # response id → unanswered call ids
         self.ended: set[str] = set()  # response ids with calls whose response the provider ended
-        self.converters: dict[str, PCMConverter] = {}
+        self.audio_in = InputAudio(self.provider, self.in_mime)
         self.texts: dict[str, list[str]] = {}
         self.turns: set[str] = set()  # manual turns (audio StreamIDs) begun
         self.input_done = False
@@ -185,7 +148,7 @@ class _Call:
                 if await self.reconnect(err):
                     continue
                 raise
-            self.kick()
+            self.watchdog.kick()
             if frame is None:
                 continue
             for event in self.dialect.parse(frame):
@@ -213,7 +176,7 @@ class _Call:
     def abort(self) -> None:
         """The call ended other than normally: close the socket."""
         self.closing = True
-        self.disarm()
+        self.watchdog.watch(False)
         self.close_soon()
 
     def close_soon(self) -> None:
@@ -236,22 +199,9 @@ class _Call:
         return not self.ready.is_set() or self.outstanding or self.outputs.pending()
 
     def watch(self) -> None:
-        if self.awaiting():
-            if self.timer is None:
-                self.timer = asyncio.get_running_loop().call_later(self.owner.read_timeout, self.timed_out)
-        else:
-            self.disarm()
-
-    def kick(self) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
-
-    def disarm(self) -> None:
-        self.kick()
+        self.watchdog.watch(self.awaiting())
 
     def timed_out(self) -> None:
-        self.timer = None
         what = "the session setup" if not self.ready.is_set() else "an answer"
         self.inv.fail(
             ProviderTimeoutError(self.provider, f"no frame for {self.owner.read_timeout:g}s while waiting for {what} (read timeout)")
@@ -290,7 +240,7 @@ class _Call:
                     self.turns.add(sid)
                     frames.extend(dialect.begin_turn_frames())
                 if part.data:
-                    frames.append(dialect.audio_frame(self.pcm(part)))
+                    frames.append(dialect.audio_frame(self.audio_in.convert(part)))
                 if frames:
                     await self.send(frames, keep=False)
                 if chunk.is_end_of_stream():
@@ -307,24 +257,11 @@ class _Call:
         self.input_done = True
         self.maybe_finish()
 
-    def pcm(self, part: Blob) -> bytes:
-        mime = part.mime
-        if mime == self.in_mime:
-            return part.data
-        conv = self.converters.get(mime)
-        if conv is None:
-            if not is_l16(mime):
-                raise AudioFormatError(f"{self.provider} realtime takes audio/L16 (PCM) input, got {mime!r}; decode it to PCM first")
-            conv = self.converters[mime] = PCMConverter(mime, self.in_mime)
-        return conv.process(part.data)
-
     async def end_turn(self, sid: str, *, force: bool = False) -> None:
         if sid in self.turns or force:
             self.turns.discard(sid)
             self.outstanding = True
-            # the resampler's tail belongs to this turn: flush it before the commit (a new one starts the next turn)
-            tails = [tail for tail in (c.flush() for c in self.converters.values()) if tail]
-            self.converters.clear()
+            tails = self.audio_in.flush()  # the resampler's tail belongs to this turn: before the commit
             await self.send([*(self.dialect.audio_frame(t) for t in tails), *self.dialect.commit_frames()])
             self.watch()
 
@@ -443,7 +380,7 @@ class _Call:
             and not self.calls_of
         ):
             self.closing = True
-            self.disarm()
+            self.watchdog.watch(False)
             self.close_soon()
 
     # -- barge-in ------------------------------------------------------------------
