@@ -45,6 +45,11 @@ BUILTIN_KINDS: tuple[KindEntry, ...] = (
     KindEntry("faster-whisper", "transformer", "genx.local.asr:from_config", "faster-whisper"),
     KindEntry("webrtcvad", "transformer", "genx.local.vad:from_config", "webrtcvad-wheels"),
     KindEntry("silero", "transformer", "genx.local.silero_vad:from_config", "faster-whisper"),
+    # Cloud speech and realtime transformers (keys and hosts from the kinds table's OpenAI / Gemini rows).
+    KindEntry("openai-speech", "transformer", "genx.transformers.cloud.openai_speech:from_config"),
+    KindEntry("openai-transcribe", "transformer", "genx.transformers.cloud.openai_transcribe:from_config"),
+    KindEntry("openai-realtime", "transformer", "genx.transformers.realtime.factory:from_config", "websockets"),
+    KindEntry("gemini-live", "transformer", "genx.transformers.realtime.factory:from_config", "websockets"),
 )
 
 

