@@ -188,6 +188,7 @@ class Player:
         self._cb_frames: dict[str, int] = {}  # device frames handed out per route
         self._cb_active = False  # a route is playing: an empty buffer is an underrun
         self._zeros = b""
+        self._gain = 1.0  # output gain (duck): read by the callback, which ramps to it over one block
         # -- loop side --
         self._routes: dict[str, _Route] = {}
         self._closed_sids: OrderedDict[str, None] = OrderedDict()  # ended routes: their late chunks are ignored
@@ -282,6 +283,12 @@ class Player:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
+    def duck(self, db: float | None) -> None:
+        """Lower the output by ``db`` (negative) from the next device block, or restore it (None)."""
+        g = 1.0 if db is None else float(10.0 ** (min(0.0, db) / 20.0))
+        with self._lock:
+            self._gain = g
+
     def play(self, stream: Stream) -> None:
         """Queue ``stream`` for playback (after the streams queued before it); returns at once.
 
@@ -358,6 +365,7 @@ class Player:
         counts = self._cb_frames
         report = self._on_consumed
         clock = self._clock
+        applied = [1.0]  # the gain the last block ended on (ramp from it: no click)
 
         def callback(outdata: Any, frames: int, time_info: Any, status: Any) -> None:
             now = clock()
@@ -388,6 +396,10 @@ class Player:
                         buf.popleft()
                 self._buffered -= written
                 underrun = written < need and self._cb_active
+                gain = self._gain
+            if written and (gain != 1.0 or applied[0] != 1.0):
+                _apply_gain(outdata, written, applied[0], gain)
+                applied[0] = gain
             if written < need:
                 zeros = self._zeros
                 if len(zeros) < need - written:
@@ -666,6 +678,13 @@ class Player:
         r.frames_played = frames
         self._finish_route(r, self._position(r, frames, self._clock()))
         self._space.set()
+
+
+def _apply_gain(outdata: Any, nbytes: int, start: float, end: float) -> None:
+    """Scale the first ``nbytes`` of int16 ``outdata`` in place, ramping the gain from ``start`` to ``end``."""
+    x = np.frombuffer(outdata, dtype="<i2", count=nbytes // 2)
+    ramp = np.linspace(start, end, x.size, dtype=np.float32) if start != end else np.float32(end)
+    x[:] = np.clip(np.rint(x * ramp), -32768, 32767).astype("<i2")
 
 
 def _fallback_delay(link: DeviceLink) -> float:

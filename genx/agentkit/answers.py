@@ -30,7 +30,7 @@ from genx.agentkit.core import LoopCore
 from genx.agentkit.events import AssistantDelta, AssistantDone, AssistantSpoken, BargeIn, ErrorKind, LoopState
 from genx.agentkit.heard import HeardTracker, in_generated_words
 from genx.agentkit.mic import MicFrontEnd
-from genx.agentkit.ports import AudioOutput, Speech
+from genx.agentkit.ports import AudioOutput, Ducking, Speech
 from genx.agentkit.recorder import Recorder
 from genx.agentkit.speaker import AnswerAudio
 from genx.agentkit.spoken import SegmentRecorder
@@ -57,6 +57,7 @@ class AnswerRunner:
         self._recorder = recorder
         self._answers: dict[str, tuple[Turn, Answer]] = {}  # answer route id → turn, answer
         self.cutting: set[asyncio.Task[None]] = set()
+        self.ducked = False
         # the answer of ``turn`` was cut or finished (the turn manager forgets it as the running answer)
         self.on_over: Callable[[Turn], None] = lambda turn: None
         # forget ``turn``'s held answer (the turn manager's, which also clears the turn's timeline)
@@ -119,6 +120,15 @@ class AnswerRunner:
         t = asyncio.get_running_loop().create_task(self._do_cut(turn, ans, onset, why), name=f"voice-loop-cut-{turn.turn_id}")
         self.cutting.add(t)
         t.add_done_callback(self.cutting.discard)
+
+    def duck(self, on: bool) -> bool:
+        """Lower (or restore) the answer's volume at the player; False when the player cannot."""
+        player = self._player
+        if not isinstance(player, Ducking):
+            return False
+        player.duck(self._core.config.duck_db if on else None)
+        self.ducked = on
+        return True
 
     async def wait_cuts(self, timeout_s: float) -> None:
         for t in list(self.cutting):
@@ -280,6 +290,8 @@ class AnswerRunner:
         except Exception as e:
             core.error(ErrorKind.PLAYER, f"could not stop playback: {e}", turn.turn_id)
         t_stop = core.clock()
+        if self.ducked:
+            self.duck(False)  # the next answer plays at full volume
         self._mic.truncate_far(t_stop)
         if onset is not None:
             self._mic.user_barged_in()
@@ -355,6 +367,8 @@ class AnswerRunner:
             core.emit(AssistantSpoken(turn_id=turn.turn_id, spoken_text=kept))
         core.emit(AssistantDone(turn_id=turn.turn_id, text=full, interrupted=interrupted, spoken_text=kept, error=ans.error))
         self._recorder.record(turn, ans, kept=kept, interrupted=interrupted)
+        if self.ducked:
+            self.duck(False)
         self._mic.speaking(False)
         core.settle("answer done")
 

@@ -147,13 +147,16 @@ class AsrFeed:
                 # only the transcript of the latest flush, and only while the pause lasts
                 if u.open and u.flushed_bytes >= 0 and meta.get("audio_ms") == u.flushed_bytes // 32:
                     u.provisional = part.text.strip()
+                    self._turns.heard_words(u.turn, u.turn.heard_so_far(u.provisional))
                     self._turns.maybe_answer(u.turn)
             elif c.label == FINAL:
                 u.text = part.text.strip()
                 u.turn.timeline.mark("asr_final", self._core.clock())
             elif c.label == PARTIAL and part.text.strip() and part.text.strip() != u.partial:
                 u.partial = part.text.strip()
-                self._core.emit(UserPartial(turn_id=u.turn.turn_id, text=u.turn.heard_so_far(u.partial)))
+                heard = u.turn.heard_so_far(u.partial)
+                self._core.emit(UserPartial(turn_id=u.turn.turn_id, text=heard))
+                self._turns.heard_words(u.turn, heard)
         if c.is_end_of_stream() and c.is_control_only():
             self._utterances.pop(c.stream_id, None)
             u.transcribed = True

@@ -46,6 +46,11 @@ class LoopConfig:
     max_end_of_turn_ms: int = 2500
     # speech that starts after the turn ended but before any of its answer was heard continues that turn
     reopen_turns: bool = True
+    # hands-free speech while the answer is heard ducks it (duck_db) instead of stopping it: a backchannel or a
+    # cough lets it go on; a stop word, other words, or interrupt_after_ms of voiced speech make it a barge-in
+    backchannel_ducking: bool = True
+    duck_db: float = -24.0
+    interrupt_after_ms: int = 800
     echo_fallback: bool = True  # stricter VAD while the assistant speaks
     echo_tail_s: float = 0.25  # keep the echo measures this long after the last sample (reverb, latency)
     ptt_preroll_ms: int = 300  # audio from just before push-to-talk down

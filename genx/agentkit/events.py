@@ -145,6 +145,14 @@ class UserFinal(Event):
 
 
 @dataclass(slots=True, frozen=True)
+class SpeechDismissed(Event):
+    """Speech while Parley spoke was a backchannel or a noise ("mm-hm", a cough): not a turn; the answer went on."""
+
+    turn_id: str
+    text: str = ""
+
+
+@dataclass(slots=True, frozen=True)
 class TurnReopened(Event):
     """The user went on talking after the turn ended but before any of its answer was heard: the answer is
     dropped unheard (its deltas are void) and the turn continues; a later ``UserFinal`` has the joined words."""
@@ -244,6 +252,7 @@ LoopEvent: TypeAlias = (
     | UserPartial
     | UserFinal
     | TurnReopened
+    | SpeechDismissed
     | AssistantDelta
     | AssistantSpoken
     | AssistantDone
@@ -423,6 +432,7 @@ __all__ = [
     "Mode",
     "ModeChanged",
     "MuteChanged",
+    "SpeechDismissed",
     "SpeechEnded",
     "SpeechStarted",
     "StateChanged",

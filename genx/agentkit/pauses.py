@@ -26,6 +26,7 @@ class PauseTracker:
     peak_db: float = -120.0
     quiet_ms: float = 0.0  # quiet audio since the last sound
     voiced_ms: float = 0.0  # voiced audio since the last :meth:`mark`
+    total_voiced_ms: float = 0.0  # voiced audio since the start
 
     def feed(self, pcm: bytes) -> bool:
         """Add 16 kHz mono int16 audio; True when any frame of it was not quiet (the pause, if any, is over)."""
@@ -42,6 +43,7 @@ class PauseTracker:
             sound = True
             if db >= quiet_below + VOICED_OVER_QUIET_DB:
                 self.voiced_ms += FRAME_MS
+                self.total_voiced_ms += FRAME_MS
         return sound
 
     def mark(self) -> None:

@@ -92,6 +92,13 @@ class AudioOutput(Protocol):
 
 
 @runtime_checkable
+class Ducking(Protocol):
+    """An output that can lower its volume at once (``app.audio.Player``): ``duck(-24.0)``, ``duck(None)`` to restore."""
+
+    def duck(self, db: float | None) -> None: ...
+
+
+@runtime_checkable
 class SpeechDetector(Protocol):
     async def transform(self, stream: Stream, *, on_speech: Callable[[Any], None] | None = None) -> Stream: ...
 
@@ -128,4 +135,13 @@ class EndOfTurnDetector(Protocol):
     async def check(self, audio: bytes, transcript: str | None = None, *, context: ModelContext | None = None) -> TurnVerdictLike: ...
 
 
-__all__ = ["AudioOutput", "EndOfTurnDetector", "PlayedPositionLike", "PositionListener", "Speech", "SpeechDetector", "TurnVerdictLike"]
+__all__ = [
+    "AudioOutput",
+    "Ducking",
+    "EndOfTurnDetector",
+    "PlayedPositionLike",
+    "PositionListener",
+    "Speech",
+    "SpeechDetector",
+    "TurnVerdictLike",
+]

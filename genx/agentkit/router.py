@@ -218,6 +218,7 @@ class SpeechRouter:
                 self._eot.resumed(route)
         if not route.flushed and p.quiet_ms >= early and p.voiced_ms >= 100.0:
             self._feed.flush(route)
+        self._turns.voiced(route)
         if self._eot is not None:
             self._eot.audio(route, data)
             self._eot.maybe_check(route)

@@ -372,6 +372,8 @@ class VirtualPlayer:
         self.pull_times: list[float] = []  # clock time of each pull
         self.stops = 0
         self.device: bytearray = bytearray()  # everything handed to the device, with silence
+        self.gain_db: float | None = None  # duck(): the output is this much quieter
+        self.ducks: list[tuple[float, float | None]] = []  # (clock time, gain_db) per duck() call
 
     @property
     def latency(self) -> float:
@@ -384,6 +386,10 @@ class VirtualPlayer:
     def on_route_end(self, cb: Callable[[Any], None]) -> Callable[[], None]:
         self._end_cbs.append(cb)
         return lambda: self._end_cbs.remove(cb)
+
+    def duck(self, db: float | None) -> None:
+        self.gain_db = db
+        self.ducks.append((self.clock(), db))
 
     def play(self, stream: Stream) -> None:
         self._streams.append(stream)
@@ -451,6 +457,9 @@ class VirtualPlayer:
             if take:
                 data = bytes(r.buf[: take * 2])
                 del r.buf[: take * 2]
+                if self.gain_db is not None:
+                    x = np.frombuffer(data, dtype="<i2") * 10.0 ** (self.gain_db / 20.0)
+                    data = np.rint(x).astype("<i2").tobytes()
                 r.audio += data
                 self.device += data
                 r.played += take

@@ -15,6 +15,12 @@ heard (``collecting``) and the turn being answered (``answering``), and decides:
 * **turn reopen** (hands-free): speech that starts after the turn ended but
   before any of its answer was heard continues that turn: the answer is dropped unheard, the
   transcripts join, one turn is recorded (``reopen_turns``);
+* **backchannels** (hands-free, ``backchannel_ducking``): speech while the
+  answer is heard ducks it and opens a *candidate* turn. It becomes a barge-in
+  (the answer is cut, the turn goes on) on a stop phrase, on words that are not
+  listener talk, or after ``interrupt_after_ms`` of voiced speech; when its words
+  end as a backchannel or as nothing (a cough), it is dismissed
+  (``SpeechDismissed``): the volume comes back and the answer goes on untouched;
 * **held answers** (preemptive generation): at a pause whose transcript is
   complete, the answer starts *held*; it is committed when the turn ends with
   the same words, and dropped unheard when the user goes on.
@@ -27,10 +33,12 @@ comes from its injected clock, so it can be driven on a scripted timeline.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Protocol
 
+from genx.agentkit.backchannel import classify
 from genx.agentkit.core import LoopCore
-from genx.agentkit.events import ErrorKind, LoopState, SpeechStarted, TurnReopened, UserFinal
+from genx.agentkit.events import ErrorKind, LoopState, SpeechDismissed, SpeechStarted, TurnReopened, UserFinal
 from genx.agentkit.metrics import TurnTimeline
 from genx.agentkit.spoken import join_segments
 from genx.agentkit.turns import Answer, SpeechRoute, Turn
@@ -46,7 +54,18 @@ class AnswerPort(Protocol):
     def commit(self, turn: Turn, ans: Answer) -> None: ...
     def drop(self, turn: Turn, ans: Answer, why: str) -> None: ...
     def discard(self, turn: Turn, ans: Answer, why: str) -> None: ...
+    def duck(self, on: bool) -> bool: ...
     def cut(self, turn: Turn, ans: Answer, onset: float | None, why: str) -> None: ...
+
+
+@dataclass(slots=True, eq=False)
+class Candidate:
+    """Speech that started while ``answer`` was heard: ducked, not yet a barge-in."""
+
+    answer_turn: Turn
+    answer: Answer
+    onset: float
+    turn: Turn | None = None  # the turn the speech opened
 
 
 class TurnManager:
@@ -58,6 +77,7 @@ class TurnManager:
         self._seq = 0
         self.collecting: Turn | None = None  # the user's turn being heard / transcribed
         self.answering: Turn | None = None  # the turn whose answer runs
+        self.candidate: Candidate | None = None  # speech over the answer, judged as it goes on
 
     def new_turn(self, typed: bool = False) -> Turn:
         self._seq += 1
@@ -87,8 +107,52 @@ class TurnManager:
         if not self._core.config.barge_in:
             log.info("%s while the assistant speaks ignored (barge-in is off)", why)
             return False
-        self._answers.cut(turn, turn.answer, onset, why)
+        ans = turn.answer
+        if source == "vad" and self._core.config.backchannel_ducking and ans.started_playing:
+            c = self.candidate
+            if c is not None and (self.collecting is None or self.collecting is c.turn):
+                return True  # more speech of the same candidate: it joins its turn
+            if c is None and self.collecting is None and self._answers.duck(True):
+                self.candidate = Candidate(turn, ans, onset)
+                log.debug("turn %s: speech over the answer, ducked (%s)", turn.turn_id, why)
+                return True
+        self._answers.cut(turn, ans, onset, why)
         return True
+
+    # -- speech over the answer ----------------------------------------------------------------
+    def _candidate_of(self, turn: Turn) -> Candidate | None:
+        c = self.candidate
+        return c if c is not None and c.turn is turn else None
+
+    def heard_words(self, turn: Turn, text: str) -> None:
+        """A partial / provisional transcript of ``turn`` (called by the ASR feed)."""
+        c = self._candidate_of(turn)
+        if c is not None and classify(text) in ("stop", "words"):
+            self._interrupt(c, f"words: {text!r}")
+
+    def voiced(self, route: SpeechRoute) -> None:
+        """More audio of ``route`` (called by the router): long speech over the answer is an interruption."""
+        c = self._candidate_of(route.turn)
+        if c is not None and route.pauses.total_voiced_ms >= self._core.config.interrupt_after_ms:
+            self._interrupt(c, f"{route.pauses.total_voiced_ms:.0f} ms of speech")
+
+    def _interrupt(self, c: Candidate, why: str) -> None:
+        """The speech over the answer is a real interruption: the answer is cut (kept up to what was heard)."""
+        self.candidate = None
+        log.debug("turn %s: interrupted (%s)", c.answer_turn.turn_id, why)
+        if not c.answer.finished and not c.answer.interrupted:
+            self._answers.cut(c.answer_turn, c.answer, c.onset, "barge-in")
+        else:
+            self._answers.duck(False)
+
+    def _dismiss(self, c: Candidate, turn: Turn, text: str) -> None:
+        """A backchannel or a noise: not a turn; the answer's volume comes back."""
+        self.candidate = None
+        self.collecting = None
+        self._answers.duck(False)
+        log.info("turn %s: %s while the assistant spoke, answer goes on", turn.turn_id, repr(text) if text else "a noise")
+        self._core.emit(SpeechDismissed(turn_id=turn.turn_id, text=text))
+        self._core.settle("backchannel")
 
     def _can_reopen(self, turn: Turn, ans: Answer) -> bool:
         return (
@@ -119,6 +183,8 @@ class TurnManager:
         if turn is None:
             turn = self.new_turn()
             self.collecting = turn
+            if self.candidate is not None and self.candidate.turn is None:
+                self.candidate.turn = turn
         turn.timeline.mark("speech_start", t)
         route = SpeechRoute(sid, turn, source)
         turn.routes.append(route)
@@ -131,11 +197,18 @@ class TurnManager:
         core = self._core
         if turn is not self.collecting:
             return
+        c = self._candidate_of(turn)
         if turn.waiting_for_words():
-            self._maybe_preempt(turn)
+            if c is None:
+                self._maybe_preempt(turn)
             return
-        self.collecting = None
         text = turn.heard_so_far()
+        if c is not None:
+            if classify(text) in ("backchannel", "empty"):
+                self._dismiss(c, turn, text)
+                return
+            self._interrupt(c, f"words: {text!r}")
+        self.collecting = None
         held = turn.answer if turn.answer is not None and turn.answer.held else None
         if held is not None and (held.prompt != text or held.finished):
             self.drop_held(turn, "the transcript changed")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from genx.agentkit.core import LoopConfig, LoopCore
-from genx.agentkit.events import EventBus, LoopError, LoopState, SpeechStarted, StateChanged, TurnReopened, UserFinal
+from genx.agentkit.events import EventBus, LoopError, LoopState, SpeechDismissed, SpeechStarted, StateChanged, TurnReopened, UserFinal
 from genx.agentkit.spoken import SegmentRecorder
 from genx.agentkit.turn_manager import TurnManager
 from genx.agentkit.turns import Answer, SpeechRoute, Turn, Utterance
@@ -22,6 +22,12 @@ class FakeAnswers:
 
     calls: list[tuple[str, str, str]] = field(default_factory=list)  # (call, turn id, detail)
     seq: int = 0
+    can_duck: bool = False
+
+    def duck(self, on: bool) -> bool:
+        if self.can_duck:
+            self.calls.append(("duck" if on else "unduck", "", ""))
+        return self.can_duck
 
     def create(self, turn: Turn, *, held: bool, prompt: str) -> Answer:
         self.seq += 1
@@ -282,3 +288,104 @@ def test_with_reopen_off_speech_before_the_answer_was_heard_cuts_it_as_a_barge_i
     tl.transcribed(u1, "hello")
     assert tl.turns.admit_speech(2.0, "speech onset") is True
     assert tl.answers.calls[-1] == ("cut", "t1", "speech onset@2.0")
+
+
+def _speaking(tl: Timeline) -> Turn:
+    """A hands-free turn whose answer is being heard."""
+    r1, u1 = tl.at(0.5).speech("v1")
+    tl.at(1.5).end(r1)
+    tl.transcribed(u1, "tell me a story")
+    assert r1.turn.answer is not None
+    r1.turn.answer.started_playing = True
+    return r1.turn
+
+
+def test_a_backchannel_over_the_answer_ducks_it_and_is_dismissed_without_a_turn() -> None:
+    tl = Timeline(preemptive_generation=False)
+    tl.answers.can_duck = True
+    story = _speaking(tl)
+    assert tl.turns.admit_speech(3.0, "speech onset") is True
+    r2, u2 = tl.at(3.05).speech("v2")
+    tl.turns.heard_words(r2.turn, "Mm-hm.")
+    tl.at(3.6).end(r2)
+    tl.transcribed(u2, "Mm-hm.")
+    assert [c[0] for c in tl.answers.calls] == ["launch", "duck", "unduck"]  # never cut
+    assert story.answer is not None and not story.answer.interrupted
+    assert [(e.turn_id, e.text) for e in tl.of(SpeechDismissed)] == [("t2", "Mm-hm.")]  # type: ignore[attr-defined]
+    assert [e.text for e in tl.of(UserFinal)] == ["tell me a story"]  # the backchannel is no turn
+    assert tl.turns.collecting is None and tl.turns.answering is story
+
+
+def test_a_cough_with_no_words_over_the_answer_is_dismissed_too() -> None:
+    tl = Timeline(preemptive_generation=False)
+    tl.answers.can_duck = True
+    _speaking(tl)
+    tl.turns.admit_speech(3.0, "speech onset")
+    r2, u2 = tl.at(3.05).speech("v2")
+    tl.at(3.4).end(r2)
+    tl.transcribed(u2, "")
+    assert [c[0] for c in tl.answers.calls] == ["launch", "duck", "unduck"]
+    assert tl.of(LoopError) == []  # not "heard something but no words"
+    assert len(tl.of(SpeechDismissed)) == 1
+
+
+def test_a_stop_word_in_a_partial_over_the_answer_cuts_it_at_the_onset() -> None:
+    tl = Timeline(preemptive_generation=False)
+    tl.answers.can_duck = True
+    _speaking(tl)
+    tl.turns.admit_speech(3.0, "speech onset")
+    r2, u2 = tl.at(3.05).speech("v2")
+    tl.at(3.3).turns.heard_words(r2.turn, "Wait")
+    assert tl.answers.calls[-1] == ("cut", "t1", "barge-in@3.0")  # timed from the onset, not the word
+    tl.at(4.0).end(r2)
+    tl.transcribed(u2, "wait, what was that?")
+    assert tl.answers.calls[-1] == ("launch", "t2", "wait, what was that?")
+
+
+def test_words_that_are_not_a_backchannel_make_it_a_real_interruption() -> None:
+    tl = Timeline(preemptive_generation=False)
+    tl.answers.can_duck = True
+    _speaking(tl)
+    tl.turns.admit_speech(3.0, "speech onset")
+    r2, _ = tl.at(3.05).speech("v2")
+    tl.turns.heard_words(r2.turn, "okay")
+    assert tl.answers.calls[-1][0] == "duck"  # still only listener talk
+    tl.turns.heard_words(r2.turn, "okay tell me about dogs")
+    assert tl.answers.calls[-1] == ("cut", "t1", "barge-in@3.0")
+
+
+def test_long_speech_over_the_answer_is_an_interruption_even_before_any_words() -> None:
+    tl = Timeline(preemptive_generation=False, interrupt_after_ms=800)
+    tl.answers.can_duck = True
+    _speaking(tl)
+    tl.turns.admit_speech(3.0, "speech onset")
+    r2, _ = tl.at(3.05).speech("v2")
+    r2.pauses.total_voiced_ms = 790.0
+    tl.turns.voiced(r2)
+    assert tl.answers.calls[-1][0] == "duck"
+    r2.pauses.total_voiced_ms = 800.0
+    tl.turns.voiced(r2)
+    assert tl.answers.calls[-1] == ("cut", "t1", "barge-in@3.0")
+
+
+def test_a_second_stretch_of_speech_joins_the_candidate_instead_of_cutting() -> None:
+    tl = Timeline(preemptive_generation=False)
+    tl.answers.can_duck = True
+    _speaking(tl)
+    tl.turns.admit_speech(3.0, "speech onset")
+    r2, u2 = tl.at(3.05).speech("v2")
+    tl.at(3.5).end(r2)  # "mm-hm" not transcribed yet
+    assert tl.turns.admit_speech(3.7, "speech onset") is True
+    r3, u3 = tl.at(3.75).speech("v3")
+    assert r3.turn is r2.turn
+    tl.transcribed(u2, "mm-hm")
+    tl.at(4.1).end(r3)
+    tl.transcribed(u3, "yeah")
+    assert [c[0] for c in tl.answers.calls] == ["launch", "duck", "unduck"]
+
+
+def test_without_a_player_that_can_duck_speech_over_the_answer_cuts_it_as_before() -> None:
+    tl = Timeline(preemptive_generation=False)
+    _speaking(tl)
+    tl.turns.admit_speech(3.0, "speech onset")
+    assert tl.answers.calls[-1] == ("cut", "t1", "speech onset@3.0")

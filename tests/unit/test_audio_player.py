@@ -447,3 +447,32 @@ async def test_stop_with_detach_forgets_the_queued_streams() -> None:
     assert b2.queued() == 3  # never pulled
     assert not p.playing
     await p.close()
+
+
+async def test_duck_lowers_the_next_blocks_by_the_given_decibels_and_restoring_brings_full_level_back() -> None:
+    p, _, dev = await started_player()
+    level = 10_000
+    pcm = np.full(BLOCK * 8, level, dtype="<i2").tobytes()
+    b = StreamBuilder()
+    b.push_many(route("r1", pcm))
+    b.done()
+    p.play(b.stream)
+    await settle()
+
+    async def block_levels() -> list[int]:
+        x = np.frombuffer(dev.pump(), dtype="<i2")
+        await settle()  # the feeder refills the lead
+        return [int(x[0]), int(x[-1])]
+
+    assert await block_levels() == [level, level]
+    p.duck(-24.0)
+    first = await block_levels()  # ramps down within this one block (no click)
+    assert first[0] > first[1] and first[1] == round(level * 10 ** (-24 / 20))
+    steady = await block_levels()
+    assert steady == [first[1], first[1]]  # at least 20 dB down: 10000 → 630
+    assert 20 * np.log10(level / steady[0]) >= 20.0
+    p.duck(None)
+    up = await block_levels()
+    assert up[0] < up[1] == level
+    assert await block_levels() == [level, level]
+    await p.close()

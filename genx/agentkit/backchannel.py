@@ -1,0 +1,56 @@
+"""What the user's words mean while Parley speaks: a backchannel, a stop, or a real interruption.
+
+:func:`classify` reads a (partial) transcript: ``"stop"`` when it holds a stop
+phrase ("stop", "wait", "hold on", "quiet", ...), ``"backchannel"`` when every
+word is listener talk ("mm-hm", "uh-huh", "okay", "yeah", "right", "sure", "I
+see", ...), ``"empty"`` when there are no words (a cough, a door), else
+``"words"``. Pure and table-driven; the turn manager decides what each means.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+Meaning = Literal["empty", "backchannel", "stop", "words"]
+
+STOP_PHRASES = frozenset(
+    {"stop", "wait", "hold on", "hang on", "quiet", "be quiet", "shut up", "enough", "pause", "cancel", "never mind", "nevermind"}
+)
+BACKCHANNEL_PHRASES = frozenset(
+    {
+        "mm", "mmm", "mhm", "mm hm", "mm hmm", "m hm", "hm", "hmm", "uh huh", "uh", "um", "ah", "aha", "oh", "ooh", "wow",
+        "okay", "ok", "k", "yeah", "yep", "yup", "yes", "right", "sure", "i see", "got it", "cool", "nice", "alright",
+        "all right", "really", "true", "exactly", "indeed", "interesting", "good", "great", "fine", "no way",
+    }
+)  # fmt: skip
+_MAX_PHRASE_WORDS = 2
+_WORD = re.compile(r"[a-z']+")
+
+
+def words(text: str) -> list[str]:
+    """Lower-case words, hyphens and punctuation dropped ("Mm-hm." → ["mm", "hm"])."""
+    return _WORD.findall(text.lower().replace("-", " "))
+
+
+def classify(text: str) -> Meaning:
+    ws = words(text)
+    if not ws:
+        return "empty"
+    joined = " ".join(ws)
+    for n in range(1, _MAX_PHRASE_WORDS + 1):
+        for i in range(len(ws) - n + 1):
+            if " ".join(ws[i : i + n]) in STOP_PHRASES:
+                return "stop"
+    i = 0
+    while i < len(ws):  # every word must belong to a backchannel phrase (longest first)
+        for n in range(_MAX_PHRASE_WORDS, 0, -1):
+            if " ".join(ws[i : i + n]) in BACKCHANNEL_PHRASES:
+                i += n
+                break
+        else:
+            return "words"
+    return "backchannel" if joined else "empty"
+
+
+__all__ = ["BACKCHANNEL_PHRASES", "STOP_PHRASES", "Meaning", "classify", "words"]

@@ -1,0 +1,95 @@
+"""Backchannels, coughs and real interruptions while Parley speaks: the word table, then the loop on the scripted rig."""
+
+from __future__ import annotations
+
+import pytest
+
+from genx.agentkit.backchannel import classify
+from genx.agentkit.events import AssistantDone, BargeIn, SpeechDismissed, UserFinal
+from genx.agentkit.testing import Reply, Rig
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.mark.parametrize(
+    ("text", "meaning"),
+    [
+        ("", "empty"),
+        ("...", "empty"),
+        ("Mm-hm.", "backchannel"),
+        ("Uh-huh", "backchannel"),
+        ("okay", "backchannel"),
+        ("Yeah, yeah.", "backchannel"),
+        ("Right.", "backchannel"),
+        ("Sure", "backchannel"),
+        ("I see.", "backchannel"),
+        ("oh, okay, got it", "backchannel"),
+        ("Stop.", "stop"),
+        ("wait", "stop"),
+        ("Hold on a second", "stop"),
+        ("okay stop", "stop"),
+        ("Please be quiet", "stop"),
+        ("tell me about dogs instead", "words"),
+        ("okay but what about cats", "words"),
+        ("I see a problem", "words"),
+        ("yes please", "words"),
+    ],
+)
+def test_words_over_the_answer_are_classified_by_the_table(text: str, meaning: str) -> None:
+    assert classify(text) == meaning
+
+
+# 12 short sentences, one every 0.4 s (each ~1 s of the tone voice): an answer far longer than any backchannel
+STORY = Reply([(0.1 + 0.4 * i, f"Sentence {i} is here. ") for i in range(12)])
+STORY_TEXT = "".join(t for _, t in STORY.tokens).strip()
+
+
+async def _rig(**kw: object) -> Rig:
+    rig = Rig(**kw)  # type: ignore[arg-type]
+    await rig.start()
+    return rig
+
+
+async def test_a_backchannel_while_parley_speaks_ducks_the_answer_which_then_goes_on_to_its_end() -> None:
+    rig = await _rig(speech=[(0.5, 1.5), (4.0, 4.4)], transcripts=["tell me a story", "mm-hm"], replies=[STORY])
+    await rig.run_until(30.0)
+    done = rig.of(AssistantDone)
+    assert [(d.interrupted, d.text) for d in done] == [(False, STORY_TEXT)]  # nothing truncated
+    assert done[0].spoken_text == STORY_TEXT
+    assert rig.of(BargeIn) == []
+    assert [e.text for e in rig.of(SpeechDismissed)] == ["mm-hm"]
+    assert [e.text for e in rig.of(UserFinal)] == ["tell me a story"]
+    ducks = [db for _, db in rig.player.ducks]
+    assert ducks[:2] == [rig.loop.config.duck_db, None]  # ducked, then restored
+    t_duck = rig.player.ducks[0][0] - rig.t0
+    assert 4.0 <= t_duck <= 4.0 + 0.2  # at the onset (the VAD's decision), not after the words
+    assert [(t.user_text, t.interrupted) for t in rig.loop.history.turns()] == [("tell me a story", False)]
+    await rig.stop()
+
+
+async def test_a_stop_word_while_parley_speaks_cuts_the_answer_and_keeps_only_what_was_heard() -> None:
+    rig = await _rig(
+        speech=[(0.5, 1.5), (4.0, 4.6)], transcripts=["tell me a story", "stop"], replies=[STORY, Reply([(0.1, "Okay.")])]
+    )
+    await rig.run_until(12.0)
+    done = rig.of(AssistantDone)
+    assert done[0].interrupted and done[0].spoken_text and STORY_TEXT.startswith(done[0].spoken_text)
+    assert len(rig.of(BargeIn)) == 1
+    assert rig.of(SpeechDismissed) == []
+    assert [e.text for e in rig.of(UserFinal)] == ["tell me a story", "stop"]
+    await rig.stop()
+
+
+async def test_long_speech_over_the_answer_is_an_interruption_and_the_answer_is_cut() -> None:
+    rig = await _rig(
+        speech=[(0.5, 1.5), (4.0, 5.6)],
+        transcripts=["tell me a story", "actually tell me about dogs"],
+        replies=[STORY, Reply([(0.1, "Dogs are loyal.")])],
+    )
+    await rig.run_until(12.0)
+    (bi,) = rig.of(BargeIn)
+    done = rig.of(AssistantDone)
+    assert done[0].interrupted and not done[1].interrupted and done[1].text == "Dogs are loyal."
+    assert rig.player.ducks[-1][1] is None  # the next answer plays at full volume
+    assert bi.latency_ms < 1500  # cut within the speech, before its transcript
+    await rig.stop()
