@@ -121,6 +121,8 @@ def loop_config(settings: Any, *, mode: str | None = None, generator: str | None
         preemptive_generation=bool(s.preemptive_generation),
         turn_check_ms=int(s.turn_check_ms),
         max_end_of_turn_ms=int(s.max_end_of_turn_ms),
+        backchannel_ducking=bool(s.backchannel_ducking),
+        interrupt_after_ms=int(s.interrupt_after_ms),
     )
 
 

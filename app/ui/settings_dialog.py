@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
+    QDoubleSpinBox,
     QFormLayout,
     QHBoxLayout,
     QKeySequenceEdit,
@@ -222,16 +223,44 @@ class SettingsDialog(QDialog):
         self.silence_spin.setSingleStep(50)
         self.silence_spin.setSuffix(" ms")
         self.silence_spin.setAccessibleName("End-of-turn silence")
+        self.turn_combo = QComboBox()
+        self.turn_combo.setAccessibleName("End of turn")
+        self.turn_combo.addItem("When you sound finished (smart)", "smart-turn")
+        self.turn_combo.addItem("After a fixed silence", "silence")
+        self.max_wait_spin = QSpinBox()
+        self.max_wait_spin.setRange(300, 10_000)
+        self.max_wait_spin.setSingleStep(100)
+        self.max_wait_spin.setSuffix(" ms")
+        self.max_wait_spin.setAccessibleName("Longest wait after an unfinished sentence")
+        self.turn_threshold_spin = QDoubleSpinBox()
+        self.turn_threshold_spin.setRange(0.01, 0.9)  # at least [loop] turn_text_incomplete (0.01)
+        self.turn_threshold_spin.setDecimals(3)
+        self.turn_threshold_spin.setSingleStep(0.01)
+        self.turn_threshold_spin.setAccessibleName("How sure Parley must be that you finished")
+        self.duck_check = QCheckBox("\"Mm-hm\", \"okay\" or a cough only &lower Parley's voice for a moment")
         self.barge_check = QCheckBox("Speaking while Parley talks &interrupts it (barge-in)")
         self.aec_check = QCheckBox("&Echo cancellation (remove Parley's own voice from the microphone)")
         form.addRow("Turn taking:", mode_box)
         form.addRow("&Voice detection:", vad_row)
         form.addRow("", self._hint("Stricter ignores more background noise but may miss quiet speech."))
+        form.addRow("&End of turn:", self.turn_combo)
+        form.addRow("Longest &wait:", self.max_wait_spin)
+        form.addRow("", self._hint("Smart: a small model judges at each pause whether you finished; it waits this long at most."))
+        form.addRow("Finished &when sure:", self.turn_threshold_spin)
+        form.addRow("", self._hint("Higher waits for clearer endings; lower answers sooner (end-of-message probability)."))
         form.addRow("End-of-turn &silence:", self.silence_spin)
-        form.addRow("", self._hint("How long you pause before Parley answers (hands-free)."))
+        form.addRow("", self._hint("With a fixed silence: how long you pause before Parley answers (hands-free)."))
         form.addRow("", self.barge_check)
+        form.addRow("", self.duck_check)
         form.addRow("", self.aec_check)
-        self._field_widgets.update(end_of_turn_silence_ms=self.silence_spin, vad_aggressiveness=self.vad_slider, mode=self.hands_free_radio)
+        self._field_widgets.update(
+            end_of_turn_silence_ms=self.silence_spin,
+            vad_aggressiveness=self.vad_slider,
+            mode=self.hands_free_radio,
+            turn_detection=self.turn_combo,
+            max_end_of_turn_ms=self.max_wait_spin,
+            turn_text_complete=self.turn_threshold_spin,
+        )
         return page
 
     def _model_page(self) -> QWidget:
@@ -342,6 +371,10 @@ class SettingsDialog(QDialog):
         self.vad_slider.setValue(f.vad_aggressiveness)
         self.vad_words.setText(VAD_WORDS[max(0, min(3, f.vad_aggressiveness))])
         self.silence_spin.setValue(max(0, f.end_of_turn_silence_ms))
+        self.turn_combo.setCurrentIndex(max(0, self.turn_combo.findData(f.turn_detection)))
+        self.max_wait_spin.setValue(f.max_end_of_turn_ms)
+        self.turn_threshold_spin.setValue(f.turn_text_complete)
+        self.duck_check.setChecked(f.backchannel_ducking)
         self.barge_check.setChecked(f.barge_in)
         self.aec_check.setChecked(f.echo_cancellation)
         self._providers = [ProviderForm(p.name, p.kind, p.base_url) for p in f.providers]
@@ -429,6 +462,10 @@ class SettingsDialog(QDialog):
             mode="hands-free" if self.hands_free_radio.isChecked() else "push-to-talk",
             vad_aggressiveness=self.vad_slider.value(),
             end_of_turn_silence_ms=self.silence_spin.value(),
+            turn_detection=str(self.turn_combo.currentData() or "smart-turn"),
+            max_end_of_turn_ms=self.max_wait_spin.value(),
+            turn_text_complete=round(self.turn_threshold_spin.value(), 3),
+            backchannel_ducking=self.duck_check.isChecked(),
             barge_in=self.barge_check.isChecked(),
             echo_cancellation=self.aec_check.isChecked(),
             generator="" if is_provider else str(gen or ""),

@@ -56,6 +56,10 @@ class FormValues:
     mode: str = "hands-free"
     vad_aggressiveness: int = 2
     end_of_turn_silence_ms: int = 500
+    turn_detection: str = "smart-turn"  # or "silence"
+    max_end_of_turn_ms: int = 2500
+    turn_text_complete: float = 0.03
+    backchannel_ducking: bool = True
     barge_in: bool = True
     echo_cancellation: bool = True
     generator: str = "offline/smollm2"  # a configured generator name (pattern) …
@@ -84,6 +88,10 @@ def form_from_settings(s: Settings) -> FormValues:
         mode=s.loop.mode,
         vad_aggressiveness=s.vad[i].aggressiveness if (i := s.loop_vad_index()) is not None else 2,
         end_of_turn_silence_ms=s.loop.end_of_turn_silence_ms,
+        turn_detection=s.loop.turn_detection,
+        max_end_of_turn_ms=s.loop.max_end_of_turn_ms,
+        turn_text_complete=s.loop.turn_text_complete,
+        backchannel_ducking=s.loop.backchannel_ducking,
         barge_in=s.loop.barge_in,
         echo_cancellation=s.loop.echo_cancellation,
         generator=generator,
@@ -210,6 +218,10 @@ def build_settings(
     data["loop"].update(
         mode=form.mode,
         end_of_turn_silence_ms=form.end_of_turn_silence_ms,
+        turn_detection=form.turn_detection,
+        max_end_of_turn_ms=form.max_end_of_turn_ms,
+        turn_text_complete=form.turn_text_complete,
+        backchannel_ducking=form.backchannel_ducking,
         barge_in=form.barge_in,
         echo_cancellation=form.echo_cancellation,
         generator=generator_name,

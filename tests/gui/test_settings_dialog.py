@@ -204,3 +204,24 @@ def test_saved_file_is_valid_toml_loaded_by_the_app(aloop, qtbot, tmp_path, memo
     d.theme_combo.setCurrentIndex(d.theme_combo.findData("dark"))
     _save(aloop, d)
     assert load_settings(cfg).ui.theme == "dark"
+
+
+def test_turn_taking_choices_are_shown_and_saved_only_where_the_user_changed_them(aloop, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    cfg = tmp_path / "config.toml"
+    d = dialog(aloop, qtbot, cfg)
+    assert d.turn_combo.currentData() == "smart-turn"  # the default, shown
+    assert (d.max_wait_spin.value(), round(d.turn_threshold_spin.value(), 3), d.duck_check.isChecked()) == (2500, 0.03, True)
+    d.turn_combo.setCurrentIndex(d.turn_combo.findData("silence"))
+    d.max_wait_spin.setValue(1800)
+    d.turn_threshold_spin.setValue(0.08)
+    d.duck_check.setChecked(False)
+    _save(aloop, d)
+    assert d.error_label.isHidden(), d.error_label.text()
+    s = load_settings(cfg)
+    assert (s.loop.turn_detection, s.loop.max_end_of_turn_ms, s.loop.turn_text_complete, s.loop.backchannel_ducking) == (
+        "silence",
+        1800,
+        0.08,
+        False,
+    )
+    assert "turn_check_ms" not in cfg.read_text()  # untouched defaults stay out of the file
