@@ -193,8 +193,8 @@ class SpeechRouter:
             cfg = self._core.config
             route.audio_bytes += len(part.data)
             self._forward_audio(route, part.mime, part.data, c.timestamp)
-            if route.audio_bytes >= cfg.max_utterance_s * 32000 and not route.capped:
-                route.capped = True
+            if route.turn.audio_bytes() >= cfg.max_utterance_s * 32000 and not route.capped:
+                route.capped = route.turn.capped = True
                 cap = f"{cfg.max_utterance_s:.0f} s"
                 self._core.error(ErrorKind.INPUT, f"that was more than {cap} of speech; answering the first {cap}", route.turn.turn_id)
                 self._ignored.add(sid)

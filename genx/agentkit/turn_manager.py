@@ -158,6 +158,7 @@ class TurnManager:
         return (
             self._core.config.reopen_turns
             and bool(turn.routes)
+            and not turn.capped  # the monologue limit holds for the whole turn
             and all(r.source == "vad" for r in turn.routes)  # push-to-talk ends a turn on purpose
             and not ans.started_playing
             and self.collecting is None

@@ -111,10 +111,15 @@ class Turn:
     routes: list[SpeechRoute] = field(default_factory=list)
     answer: Answer | None = None
     preempted: int = 0  # preemptive answers started for this turn (the last one may be the answer)
+    capped: bool = False  # its speech reached max_utterance_s: the first part is answered, it never reopens
 
     def heard_so_far(self, partial: str = "") -> str:
         """The user's words of this turn so far (finished utterances + a partial)."""
         return join_segments([u.text for u in self.utterances if u.transcribed] + [partial])
+
+    def audio_bytes(self) -> int:
+        """Speech audio of the turn so far, over all its routes (a reopened turn has several)."""
+        return sum(r.audio_bytes for r in self.routes)
 
     def waiting_for_words(self) -> bool:
         return any(r.open for r in self.routes) or any(u.open or not u.transcribed for u in self.utterances)

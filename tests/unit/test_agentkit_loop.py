@@ -737,3 +737,16 @@ async def test_a_reloaded_conversation_numbers_new_turns_after_the_stored_ones(t
     assert ids == ["t1", "t2", "t7", "t8"]
     assert [(m.role, m.text()) for m in rig.gen.calls[0].messages][-1] == (Role.USER, "and now?")
     await rig.stop()
+
+
+async def test_the_speech_limit_holds_for_a_whole_reopened_turn_not_per_stretch() -> None:
+    cfg = LoopConfig(generator="fake/model", system_prompt="Be brief.", max_utterance_s=3.0)
+    slow = Reply([(1.5, "Late. ")])
+    rig = await _rig(
+        speech=[(0.5, 2.3), (2.8, 5.0)], transcripts=["one", "two"], replies=[slow, Reply([(0.1, "Done.")])], config=cfg
+    )
+    await rig.run_until(10.0)
+    assert [e.turn_id for e in rig.of(TurnReopened)] == ["t1"]  # the second stretch joined the first ...
+    errors = [e for e in rig.of(LoopError) if e.kind is ErrorKind.INPUT]
+    assert errors and "3 s" in errors[0].message  # ... and the turn (1.8 s + 2.2 s, each stretch under the limit) hit the 3 s limit
+    await rig.stop()
