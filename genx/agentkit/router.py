@@ -151,7 +151,8 @@ class SpeechRouter:
             # the detector needed, i.e. onset_delay before the decision (which is now)
             self._vad_timing()  # the echo fallback may have retuned the VAD
             t = core.clock() - self._onset_delay_s
-            if not core.running or core.mode is not Mode.HANDS_FREE or core.muted or sid in self.routes:
+            # (while the talk key is down its route has this audio already: one transcript, not two)
+            if not core.running or core.mode is not Mode.HANDS_FREE or core.muted or sid in self.routes or self.ptt is not None:
                 self._ignored.add(sid)
                 return
             if not self._turns.admit_speech(t, "speech onset"):
@@ -273,6 +274,8 @@ class SpeechRouter:
         else:
             self.routes[sid] = route
             self._route_chunk(bos, route, sid)
+        if any(r.open and r.source == "vad" for r in route.turn.routes):
+            preroll = []  # a hands-free route of this turn already has that audio
         for c in preroll:
             if isinstance(c.part, Blob):
                 self._ptt_push(MessageChunk.blob(c.part.mime, c.part.data, role=Role.USER, stream_id=sid, timestamp=c.timestamp))

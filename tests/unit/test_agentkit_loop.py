@@ -750,3 +750,15 @@ async def test_the_speech_limit_holds_for_a_whole_reopened_turn_not_per_stretch(
     errors = [e for e in rig.of(LoopError) if e.kind is ErrorKind.INPUT]
     assert errors and "3 s" in errors[0].message  # ... and the turn (1.8 s + 2.2 s, each stretch under the limit) hit the 3 s limit
     await rig.stop()
+
+
+async def test_holding_the_talk_key_in_hands_free_mode_transcribes_the_speech_once() -> None:
+    rig = await _rig(speech=[(0.5, 2.0)], transcripts=["stop please", "stop please"], replies=[Reply([(0.1, "Okay.")])])
+    await rig.run_until(0.3)
+    rig.loop.push_to_talk_down()  # the key goes down before the speech: the VAD's onset must not open a second route
+    await rig.run_until(2.4)
+    rig.loop.push_to_talk_up()
+    await rig.run_until(6.0)
+    assert [e.text for e in rig.of(UserFinal)] == ["stop please"]
+    assert len(rig.asr.utterances) == 1
+    await rig.stop()
