@@ -57,6 +57,7 @@ class AnswerRunner:
         self._recorder = recorder
         self._answers: dict[str, tuple[Turn, Answer]] = {}  # answer route id → turn, answer
         self.cutting: set[asyncio.Task[None]] = set()
+        self._background: set[asyncio.Task[None]] = set()
         self.ducked = False
         # the answer of ``turn`` was cut or finished (the turn manager forgets it as the running answer)
         self.on_over: Callable[[Turn], None] = lambda turn: None
@@ -87,7 +88,12 @@ class AnswerRunner:
             core.emit(AssistantDelta(turn_id=turn.turn_id, text="".join(ans.generated)))
         log.debug("turn %s: preemptive answer committed (%d characters ready)", turn.turn_id, len(text))
         if ans.audio is not None:
-            self._player.play(ans.audio)
+            if self.cutting:  # a cut still stopping the player would discard this stream too: play after it
+                t = asyncio.get_running_loop().create_task(self._play_after_cuts(ans), name=f"voice-loop-commit-{turn.turn_id}")
+                self._background.add(t)
+                t.add_done_callback(self._background.discard)
+            else:
+                self._player.play(ans.audio)
         elif ans.run_done:
             self._finish(turn, ans, interrupted=False)  # nothing to play (an error or an empty answer)
             return
@@ -129,6 +135,12 @@ class AnswerRunner:
         player.duck(self._core.config.duck_db if on else None)
         self.ducked = on
         return True
+
+    async def _play_after_cuts(self, ans: Answer) -> None:
+        while self.cutting:
+            await asyncio.gather(*self.cutting, return_exceptions=True)
+        if ans.audio is not None and not ans.finished and not ans.interrupted:
+            self._player.play(ans.audio)
 
     async def wait_cuts(self, timeout_s: float) -> None:
         for t in list(self.cutting):

@@ -762,3 +762,28 @@ async def test_holding_the_talk_key_in_hands_free_mode_transcribes_the_speech_on
     assert [e.text for e in rig.of(UserFinal)] == ["stop please"]
     assert len(rig.asr.utterances) == 1
     await rig.stop()
+
+
+async def test_a_held_answer_committed_while_a_cut_still_stops_the_player_is_played_after_the_cut() -> None:
+    import asyncio
+
+    # the spoken question's held answer starts at the pause; a message typed in that pause is answered at once;
+    # then the spoken turn ends: committing its held answer cuts the typed one, whose stop takes a while
+    rig = await _rig(speech=[(0.5, 1.5)], transcripts=["what time is it"], replies=[Reply([(0.05, "It is noon.")]), SLOW])
+    release = asyncio.Event()
+    real_stop = rig.player.stop
+
+    async def slow_stop(discard: bool = True) -> Any:
+        await release.wait()  # the device takes its time to stop (a loaded machine)
+        return await real_stop(discard)
+
+    await rig.run_until(1.7)
+    assert rig.gen.calls, "the held answer started at the pause"
+    rig.player.stop = slow_stop  # type: ignore[method-assign]
+    rig.loop.send_text("and the weather?")
+    await rig.run_until(2.4)  # the spoken turn ended: its held answer is committed, the typed answer's cut pending
+    release.set()
+    await rig.run_until(8.0)
+    done = {d.text: d.interrupted for d in rig.of(AssistantDone)}
+    assert done.get("It is noon.") is False, (done, rig.of(UserFinal))  # played to its end, not lost with the cut
+    await rig.stop()
