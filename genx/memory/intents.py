@@ -15,7 +15,7 @@ Kind = Literal["remember", "forget", "forget_all", "list"]
 
 _LEAD = r"^\s*(?:(?:hey|ok|okay)\s+parley[,\s]+)?(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
 _REMEMBER = re.compile(
-    _LEAD + r"(?:remember|note|keep in mind|don't forget|do not forget)(?:\s+that|\s*:|,)?\s+(?P<t>.+?)\s*[.!]?\s*$", re.I | re.S
+    _LEAD + r"(?:remember|note|keep in mind|don't forget|do not forget)(?:\s+that|\s*:|,)?\s+(?P<t>.+?)\s*[.!?]?\s*$", re.I | re.S
 )
 _FORGET_ALL = re.compile(
     _LEAD + r"(?:forget|delete|erase|wipe|clear)\s+(?:everything|all(?: of)?(?: your| my| the)? memor(?:y|ies)|all you know|what you know)"
@@ -23,7 +23,7 @@ _FORGET_ALL = re.compile(
     re.I,
 )
 _FORGET = re.compile(
-    _LEAD + r"(?:forget|stop remembering|delete the fact)(?:\s+that|\s+about|\s*:|,)?\s+(?P<t>.+?)\s*[.!]?\s*$", re.I | re.S
+    _LEAD + r"(?:forget|stop remembering|delete the fact)(?:\s+that|\s+about|\s*:|,)?\s+(?P<t>.+?)\s*[.!?]?\s*$", re.I | re.S
 )
 _LIST = re.compile(
     _LEAD

@@ -39,7 +39,7 @@ _STOP = frozenset(
     "a an the and or of to in on at for from by with about is are am was were be been do does did doing done have has had "
     "i me my mine myself you your yours we our it its this that these those what whats which who whom whose where when why "
     "how s t can could would should will shall may might must please tell know remember recall again still now anymore "
-    "there here any some something anything so just really very much many lot say said think".split()
+    "there here any some something anything so just really very much many lot say said think living".split()
 )
 
 
@@ -151,25 +151,26 @@ class Recaller:
             scores.add(f, 0.9)
         return True
 
-    def finish(self, scores: _Scores, labels: Sequence[Label], t0: float, note: str = "") -> Recalled:
+    def finish(self, scores: _Scores, labels: Sequence[Label], t0: float, note: str = "", *, budget: int = 0, limit: int = 0) -> Recalled:
         ranked = sorted(scores.facts.values(), key=lambda f: (-(scores.by_id[f.id] + 0.1 * f.confidence), f.id))
-        budget = self.token_budget - estimate_tokens(HEADER)
+        budget = (budget or self.token_budget) - estimate_tokens(HEADER)
+        limit = limit or self.max_facts
         kept: list[Fact] = []
         for f in ranked:
             cost = estimate_tokens(f.text) + 1
-            if len(kept) >= self.max_facts or cost > budget:
+            if len(kept) >= limit or cost > budget:
                 break
             kept.append(f)
             budget -= cost
         return Recalled(tuple(kept), tuple(lab.name for lab in labels), (time.perf_counter() - t0) * 1000, note)
 
     def everything(self, subject: str = USER) -> Recalled:
-        """Every current fact about ``subject`` (then the people named in them), within the budget: "what do you know about me"."""
+        """Every current fact about ``subject`` (then the others), within twice the budget: "what do you know about me"."""
         t0 = time.perf_counter()
         scores = _Scores()
         for f in self.store.list():
             scores.add(f, 1.0 if f.subject == subject else 0.5)
-        out = self.finish(scores, [], t0)
+        out = self.finish(scores, [], t0, budget=2 * self.token_budget, limit=50)
         return Recalled(out.facts, (), out.elapsed_ms, out.note, "Everything you remember about the user:")
 
     def similar(self, vector: Sequence[float], *, threshold: float = 0.6) -> list[tuple[Fact, float]]:

@@ -55,9 +55,7 @@ _RULES: list[tuple[str | None, re.Pattern[str], Op]] = [
     ("name", _rx(rf"\b(?:call me|i'm called|i am called|people call me)\s+{_V}"), "add"),
     (
         "lives_in",
-        _rx(
-            rf"\bi(?:'ve| have)?\s+(?:now\s+|just\s+|recently\s+|finally\s+)*(?:live|lived|moved|relocated)\s+(?:in|to)\s+{_V}"
-        ),
+        _rx(rf"\bi(?:'ve| have)?\s+(?:now\s+|just\s+|recently\s+|finally\s+)*(?:live|lived|moved|relocated)\s+(?:in|to)\s+{_V}"),
         "add",
     ),
     ("lives_in", _rx(rf"\b(?:i'm|i am)\s+(?:now\s+)?(?:living|based|staying)\s+in\s+{_V}"), "add"),

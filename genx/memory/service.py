@@ -200,7 +200,10 @@ class Memory:
             self._worker = asyncio.get_running_loop().create_task(self._work(), name="memory-extraction")
 
     async def drain(self) -> None:
-        """Wait until every queued turn is extracted and stored (tests, benches, shutdown)."""
+        """Wait until every queued turn is extracted and stored (tests, benches, shutdown).
+
+        Model extraction waits while an answer runs: call :meth:`answer_done` / :meth:`after_turn` first.
+        """
         await self._queue.join()
 
     async def aclose(self, timeout_s: float = 5.0) -> None:

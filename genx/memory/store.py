@@ -337,7 +337,17 @@ class MemoryStore:
             conn.execute("UPDATE facts SET replaced_by = NULL WHERE replaced_by IN ({})".format(",".join("?" * len(doomed))), tuple(doomed))
             keys = {fact_key(subject, attr, value), *(fact_key(str(h[0]), str(h[1]), str(h[2])) for h in history)}
             conn.executemany("INSERT OR REPLACE INTO tombstones(key, at) VALUES (?, ?)", [(k, now) for k in keys])
+        self._scrub()
         return True
+
+    def _scrub(self) -> None:
+        """After a deletion: merge the search index and empty the WAL, so the deleted words leave the files too."""
+        with self._lock:
+            try:
+                self._conn.execute("INSERT INTO facts_fts(facts_fts) VALUES ('optimize')")
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.OperationalError as e:  # a reader elsewhere keeps the WAL; it is truncated on a later checkpoint
+                log.info("memory: could not compact after a deletion: %s", type(e).__name__)
 
     def clear(self) -> int:
         """Delete every fact; nothing said before now is stored later. Returns how many were deleted."""
@@ -347,6 +357,7 @@ class MemoryStore:
             conn.execute("DELETE FROM facts")
             conn.execute("DELETE FROM tombstones")
             conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('cleared_at', ?)", (repr(now),))
+        self._scrub()
         return n
 
     def set_embedding(self, fact_id: int, vector: bytes) -> None:

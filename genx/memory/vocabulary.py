@@ -65,7 +65,7 @@ _ATTRIBUTES = [
     ),
     Attribute(
         "lives_in",
-        r"live|lives|living|reside|home|city|town|moved|based|address",
+        r"live|lives|(?<!a )living|reside|home|city|town|moved|based|address",
         "live home city town",
         template="{subject} {lives} in {value}.",
     ),
@@ -76,7 +76,7 @@ _ATTRIBUTES = [
         template="{subject} {is} originally from {value}.",
     ),
     Attribute(
-        "job", r"job|work|for a living|profession|occupation|career", "job work profession", template="{subject} {works} as {value}."
+        "job", r"job|work|for a living|profession|occupation|career", "job work profession", template="{subject} {works} as {a} {value}."
     ),
     Attribute("employer", r"work|company|employer|employ", "work company employer", template="{subject} {works} at {value}."),
     Attribute("age", r"old|age", "age years old", template="{subject} {is} {value} years old."),
@@ -142,6 +142,7 @@ def sentence(subject: str, attr: str, value: str) -> str:
         "poss": "The user's" if user else f"{subject}'s",
         "name": attr.replace("_", " "),
         "value": value,
+        "a": "an" if value[:1].lower() in "aeiou" else "a",
         "is": "is",
         "lives": "lives",
         "works": "works",
