@@ -5,7 +5,7 @@ else ``platformdirs.user_config_path("parley") / "config.toml"``) holds
 
 * the genx model configuration (:class:`genx.modelloader.ModelConfig`:
   ``[providers.*]``, ``[[generators]]``, ``[[voices]]``, ``[asr]``, ``[vad]``),
-* ``[audio]`` devices, ``[loop]`` turn taking, ``[ui]`` window options.
+* ``[audio]`` devices, ``[loop]`` turn taking, ``[ui]`` window options, ``[memory]`` long-term memory.
 
 A missing file means the defaults: the offline stack (SmolLM2 through
 llama.cpp, Whisper tiny.en, the Piper voice "joe", WebRTC VAD), all shipped by
@@ -90,6 +90,14 @@ class UiSettings(Spec):
     tray: bool = True
 
 
+class MemorySettings(Spec):
+    """``[memory]``: long-term memory of what the user tells Parley (``genx.memory``), kept in the user data dir."""
+
+    enabled: bool = True  # off: nothing is recalled, extracted or written
+    extract_with_model: bool = True  # also ask the answer generator for facts after a turn (the rules always run)
+    token_budget: int = Field(default=200, ge=20, le=4000)  # recalled facts per answer, in tokens
+
+
 def default_generators() -> list[GeneratorSpec]:
     return [
         GeneratorSpec(
@@ -133,6 +141,7 @@ class Settings(ModelConfig):
     audio: AudioSettings = Field(default_factory=AudioSettings)
     loop: LoopSettings = Field(default_factory=LoopSettings)
     ui: UiSettings = Field(default_factory=UiSettings)
+    memory: MemorySettings = Field(default_factory=MemorySettings)
 
     @model_validator(mode="after")
     def _loop_names_exist(self) -> Settings:
@@ -222,7 +231,7 @@ def default_config_text() -> str:
     return resources.files("app").joinpath("default_config.toml").read_text(encoding="utf-8")
 
 
-_APP_SECTIONS = ("audio", "loop", "ui")
+_APP_SECTIONS = ("audio", "loop", "ui", "memory")
 _FREE_FORM = frozenset({"options", "extra", "headers"})
 
 
@@ -242,6 +251,7 @@ __all__ = [
     "ENV_CONFIG",
     "AudioSettings",
     "LoopSettings",
+    "MemorySettings",
     "Settings",
     "UiSettings",
     "config_path",
