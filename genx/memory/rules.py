@@ -22,7 +22,7 @@ from genx.memory.vocabulary import RELATIONS, USER, attribute, normalize_words
 # A value runs to punctuation, the end, or a joining word.
 _STOPS = (
     "and|but|because|so|since|now|anymore|though|which|who|where|with|at|in|for|on|from|last|this|next|ago|recently"
-    "|these days|nowadays|too|as well"
+    "|these days|nowadays|too|as well|by"
 )
 _V = (
     r"(?P<v>[^\W\d_][\w'’\- ]{0,58}?|\d[\w'’\- ]{0,20}?)"

@@ -113,8 +113,10 @@ class Memory:
         max_facts: int = 6,
         busy_timeout_s: float = 2.0,
         clock: Callable[[], float] = time.time,
+        rules: bool = True,
     ) -> None:
         self.path = path
+        self.rules = rules  # False: the model extractor alone (benches compare the two)
         self._enabled = enabled
         self.extractor = extractor
         self.labeler = labeler
@@ -267,7 +269,7 @@ class Memory:
 
     async def _extract(self, turn: TurnInfo, tries: int) -> None:
         t0 = time.perf_counter()
-        rules = rule_changes(turn.user_text)
+        rules = rule_changes(turn.user_text) if self.rules else []
         self.stats.rules_ms.append((time.perf_counter() - t0) * 1000)
         await self._apply(rules, turn, "rules", 0.9)
         if self.extractor is None:

@@ -71,7 +71,7 @@ _ATTRIBUTES = [
     ),
     Attribute(
         "hometown",
-        r"from|grew up|born in|hometown|originally",
+        r"from|grew up|grow up|born in|hometown|originally",
         "from grew up hometown born",
         template="{subject} {is} originally from {value}.",
     ),
