@@ -94,7 +94,7 @@ class MemorySettings(Spec):
     """``[memory]``: long-term memory of what the user tells Parley (``genx.memory``), kept in the user data dir."""
 
     enabled: bool = True  # off: nothing is recalled, extracted or written
-    extract_with_model: bool = True  # also ask the answer generator for facts after a turn (the rules always run)
+    extract_with_model: bool = False  # also ask the answer generator for facts (the rules always run); off: SmolLM2 is slow and wrong here
     token_budget: int = Field(default=200, ge=20, le=4000)  # recalled facts per answer, in tokens
 
 

@@ -39,7 +39,7 @@ def profile_tool(attributes: Sequence[str] | None = None) -> FuncTool:
                     "properties": {
                         "op": {"type": "string", "enum": list(OPS)},
                         "attribute": attr,
-                        "value": {"type": "string"},
+                        "value": {"type": "string", "maxLength": 60},
                         "confidence": {"type": "number", "minimum": 0, "maximum": 1},
                         "source": {"type": "integer", "minimum": 0},
                     },

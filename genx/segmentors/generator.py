@@ -21,12 +21,16 @@ SYSTEM = (
 
 _ENTITY = {
     "type": "object",
-    "properties": {"name": {"type": "string"}, "type": {"type": "string", "enum": ["user", "person", "place", "thing"]}},
+    "properties": {"name": {"type": "string", "maxLength": 40}, "type": {"type": "string", "enum": ["user", "person", "place", "thing"]}},
     "required": ["name", "type"],
 }
 _RELATION = {
     "type": "object",
-    "properties": {"subject": {"type": "string"}, "predicate": {"type": "string"}, "object": {"type": "string"}},
+    "properties": {
+        "subject": {"type": "string", "maxLength": 40},
+        "predicate": {"type": "string", "maxLength": 40},
+        "object": {"type": "string", "maxLength": 40},
+    },
     "required": ["subject", "predicate", "object"],
 }
 SCHEMA = {
@@ -38,7 +42,7 @@ SCHEMA = {
             "items": {
                 "type": "object",
                 "properties": {
-                    "summary": {"type": "string"},
+                    "summary": {"type": "string", "maxLength": 160},  # bounded: a small model otherwise runs to max_tokens
                     "entities": {"type": "array", "maxItems": 6, "items": _ENTITY},
                     "relations": {"type": "array", "maxItems": 6, "items": _RELATION},
                 },
