@@ -1,4 +1,4 @@
-"""Command line of ``parley``: choose GUI, headless loop, self-test or device listing."""
+"""Command line of ``parley``: choose GUI, headless loop, self-test or device listing; ``parley memory …`` (app.memory_cli)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run(argv: list[str]) -> int:
+    if argv[:1] == ["memory"]:
+        from app.memory_cli import main as memory_main
+
+        return memory_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.json and not args.list_devices:

@@ -5,7 +5,7 @@ else ``platformdirs.user_config_path("parley") / "config.toml"``) holds
 
 * the genx model configuration (:class:`genx.modelloader.ModelConfig`:
   ``[providers.*]``, ``[[generators]]``, ``[[voices]]``, ``[asr]``, ``[vad]``),
-* ``[audio]`` devices, ``[loop]`` turn taking, ``[ui]`` window options.
+* ``[audio]`` devices, ``[loop]`` turn taking, ``[ui]`` window options, ``[memory]`` long-term memory.
 
 A missing file means the defaults: the offline stack (SmolLM2 through
 llama.cpp, Whisper tiny.en, the Piper voice "joe", WebRTC VAD), all shipped by
@@ -115,6 +115,14 @@ class UiSettings(Spec):
     tray: bool = True
 
 
+class MemorySettings(Spec):
+    """``[memory]``: long-term memory of what the user tells Parley (``genx.memory``), kept in the user data dir."""
+
+    enabled: bool = True  # off: nothing is recalled, extracted or written
+    extract_with_model: bool = False  # also ask the answer generator for facts (the rules always run); off: SmolLM2 is slow and wrong here
+    token_budget: int = Field(default=200, ge=20, le=4000)  # recalled facts per answer, in tokens
+
+
 def default_generators() -> list[GeneratorSpec]:
     return [
         GeneratorSpec(
@@ -158,6 +166,8 @@ class Settings(ModelConfig):
     audio: AudioSettings = Field(default_factory=AudioSettings)
     loop: LoopSettings = Field(default_factory=LoopSettings)
     ui: UiSettings = Field(default_factory=UiSettings)
+    memory: MemorySettings = Field(default_factory=MemorySettings)
+
     _notes: tuple[str, ...] = PrivateAttr(default=())
 
     @property
@@ -355,7 +365,7 @@ def default_config_text() -> str:
     return resources.files("app").joinpath("default_config.toml").read_text(encoding="utf-8")
 
 
-_APP_SECTIONS = ("audio", "loop", "ui")
+_APP_SECTIONS = ("audio", "loop", "ui", "memory")
 
 
 def _first_match(names: list[str], name: str) -> int | None:
@@ -409,6 +419,7 @@ __all__ = [
     "ENV_CONFIG",
     "AudioSettings",
     "LoopSettings",
+    "MemorySettings",
     "Saved",
     "Settings",
     "UiSettings",

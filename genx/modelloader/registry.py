@@ -19,7 +19,7 @@ from genx.generators.provider_kinds import KINDS as HTTP_KINDS
 from genx.modelloader.errors import ConfigError
 from genx.modelloader.files import pip_name
 
-Role = Literal["generator", "transformer"]
+Role = Literal["generator", "transformer", "segmentor", "profiler", "labeler"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +34,8 @@ class KindEntry:
 
 # Generator factories: (spec: GeneratorSpec, provider: ProviderSpec | None, secrets: SecretStore) -> Generator
 # Transformer factories: (spec: TransformerSpec subclass, secrets: SecretStore) -> Transformer
+# Segmentor / profiler / labeler factories: (spec: StructuredSpec, generators: Generator) -> the capability
+# A kind name is unique per role: "generator" is a segmentor kind, a profiler kind and a labeler kind.
 #: Every HTTP kind of the provider kinds table is built by the one provider factory.
 HTTP_FACTORY = "genx.generators.providers.factory:build"
 
@@ -50,6 +52,11 @@ BUILTIN_KINDS: tuple[KindEntry, ...] = (
     KindEntry("openai-transcribe", "transformer", "genx.transformers.cloud.openai_transcribe:from_config"),
     KindEntry("openai-realtime", "transformer", "genx.transformers.realtime.factory:from_config", "websockets"),
     KindEntry("gemini-live", "transformer", "genx.transformers.realtime.factory:from_config", "websockets"),
+    # Structured inference over any configured generator (genx.segmentors / profilers / labelers).
+    KindEntry("generator", "segmentor", "genx.segmentors.generator:from_config"),
+    KindEntry("generator", "profiler", "genx.profilers.generator:from_config"),
+    KindEntry("generator", "labeler", "genx.labelers.generator:from_config"),
+    KindEntry("keywords", "labeler", "genx.labelers.keywords:from_config"),
 )
 
 
@@ -59,47 +66,49 @@ class KindRegistry:
     __slots__ = ("_entries", "_loaded")
 
     def __init__(self, entries: Iterable[KindEntry] = ()) -> None:
-        self._entries: dict[str, KindEntry] = {}
-        self._loaded: dict[str, Callable[..., Any]] = {}
+        self._entries: dict[tuple[str, str], KindEntry] = {}
+        self._loaded: dict[tuple[str, str], Callable[..., Any]] = {}
         for e in entries:
             self.add(e)
 
     def add(self, entry: KindEntry, *, replace: bool = False) -> None:
-        if entry.kind in self._entries and not replace:
+        key = (entry.role, entry.kind)
+        if key in self._entries and not replace:
             raise AlreadyRegisteredError(entry.kind)
         if isinstance(entry.target, str) and entry.target.count(":") != 1:
             raise ValueError(f"kind {entry.kind!r}: target must be 'module:function', got {entry.target!r}")
-        self._entries[entry.kind] = entry
-        self._loaded.pop(entry.kind, None)
+        self._entries[key] = entry
+        self._loaded.pop(key, None)
 
     def register(self, kind: str, target: str | Callable[..., Any], *, role: Role, install: str = "", replace: bool = False) -> None:
         self.add(KindEntry(kind, role, target, install), replace=replace)
 
     def kinds(self, role: Role | None = None) -> list[str]:
-        return sorted(k for k, e in self._entries.items() if role is None or e.role == role)
+        return sorted({k for (r, k) in self._entries if role is None or r == role})
 
     def __contains__(self, kind: object) -> bool:
-        return kind in self._entries
+        return any(k == kind for _, k in self._entries)
 
     def entry(self, kind: str, role: Role, *, key: str = "") -> KindEntry:
-        e = self._entries.get(kind)
-        if e is None:
-            raise ConfigError(f"unknown {role} kind {kind!r}; known {role} kinds: {', '.join(self.kinds(role)) or 'none'}", key=key or None)
-        if e.role != role:
-            raise ConfigError(f"kind {kind!r} makes a {e.role}, not a {role}; {role} kinds: {', '.join(self.kinds(role))}", key=key or None)
-        return e
+        e = self._entries.get((role, kind))
+        if e is not None:
+            return e
+        other = next((r for (r, k) in self._entries if k == kind), None)
+        if other is not None:
+            raise ConfigError(f"kind {kind!r} makes a {other}, not a {role}; {role} kinds: {', '.join(self.kinds(role))}", key=key or None)
+        raise ConfigError(f"unknown {role} kind {kind!r}; known {role} kinds: {', '.join(self.kinds(role)) or 'none'}", key=key or None)
 
     def factory(self, kind: str, role: Role, *, key: str = "") -> Callable[..., Any]:
         """The factory for ``kind``, importing its module now. Failures are ConfigErrors."""
         e = self.entry(kind, role, key=key)
-        cached = self._loaded.get(kind)
+        cached = self._loaded.get((role, kind))
         if cached is not None:
             return cached
         if callable(e.target):
             fn = e.target
         else:
             fn = _import_target(e, key)
-        self._loaded[kind] = fn
+        self._loaded[(role, kind)] = fn
         return fn
 
     def copy(self) -> KindRegistry:

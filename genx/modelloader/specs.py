@@ -50,6 +50,12 @@ TOML shape::
     name = "vad/webrtc"
     kind = "webrtcvad"
     aggressiveness = 2
+
+    [[labelers]]                                  # also [[segmentors]], [[profilers]]
+    name = "memory/labels"
+    kind = "generator"                            # structured invoke on a configured generator...
+    generator = "offline/smollm2"                 # ...this one (any generator name)
+    options = { timeout_s = 20 }
 """
 
 from __future__ import annotations
@@ -218,6 +224,25 @@ class RealtimeSpec(CloudSpec):
     input_transcription: str | None = None  # OpenAI: a transcription model; Gemini: any value turns it on
 
 
+class StructuredSpec(Spec):
+    """``[[segmentors]]`` / ``[[profilers]]`` / ``[[labelers]]``: structured inference registered under ``name``.
+
+    ``kind = "generator"`` asks the configured generator ``generator`` through
+    ``invoke`` (the labelers also have ``kind = "keywords"``, ``options.patterns``).
+    """
+
+    name: str
+    kind: str = Field(default="generator", pattern=_KIND)
+    generator: str | None = Field(default=None, min_length=1)
+    params: ParamsSpec = Field(default_factory=ParamsSpec)
+    options: dict[str, Any] = Field(default_factory=dict)
+
+    _name_is_pattern = field_validator("name")(_check_pattern)
+
+    def model_params(self) -> ModelParams:
+        return self.params.to_params()
+
+
 def _one_or_many(value: Any) -> Any:
     """``[asr]`` (one table) and ``[[asr]]`` (an array of tables) both mean a list."""
     return [value] if isinstance(value, dict) else value
@@ -232,8 +257,11 @@ class ModelConfig(Spec):
     asr: list[AsrSpec] = Field(default_factory=list)
     vad: list[VadSpec] = Field(default_factory=list)
     realtime: list[RealtimeSpec] = Field(default_factory=list)
+    segmentors: list[StructuredSpec] = Field(default_factory=list)
+    profilers: list[StructuredSpec] = Field(default_factory=list)
+    labelers: list[StructuredSpec] = Field(default_factory=list)
 
-    _voices_list = field_validator("voices", "asr", "vad", "realtime", mode="before")(_one_or_many)
+    _voices_list = field_validator("voices", "asr", "vad", "realtime", "segmentors", "profilers", "labelers", mode="before")(_one_or_many)
 
     @model_validator(mode="after")
     def _check_references(self) -> ModelConfig:
@@ -269,6 +297,10 @@ class ModelConfig(Spec):
                         f"{key}.provider: unknown provider {t.provider!r} (declared: {', '.join(sorted(self.providers)) or 'none'})"
                     )
                 t._provider = p
+        for section, structured in (("segmentors", self.segmentors), ("profilers", self.profilers), ("labelers", self.labelers)):
+            seen = {}
+            for i, st in enumerate(structured):
+                _dup(seen, st.name, f"{section}[{i}]", problems)
         if problems:
             raise reference_error(problems)
         return self
@@ -327,6 +359,7 @@ __all__ = [
     "ProviderSpec",
     "RealtimeSpec",
     "Spec",
+    "StructuredSpec",
     "TransformerSpec",
     "VadSpec",
     "VoiceSpec",

@@ -94,9 +94,9 @@ def test_default_config_toml_parses_to_exactly_the_defaults() -> None:
 def test_default_config_toml_documents_every_top_level_section() -> None:
     text = default_config_text()
     assert text == DEFAULT_TOML.read_text(encoding="utf-8")
-    for section in ("[audio]", "[loop]", "[ui]", "[providers.", "[[generators]]", "[[voices]]", "[asr]", "[vad]"):
+    for section in ("[audio]", "[loop]", "[ui]", "[memory]", "[providers.", "[[generators]]", "[[voices]]", "[asr]", "[vad]"):
         assert section in text, section
-    assert set(tomllib.loads(text)) == {"audio", "loop", "ui", "generators", "voices", "asr", "vad"}
+    assert set(tomllib.loads(text)) == {"audio", "loop", "ui", "memory", "generators", "voices", "asr", "vad"}
 
 
 def test_a_file_with_only_app_sections_keeps_the_default_models(tmp_path: Path) -> None:
