@@ -4,7 +4,10 @@
 phrase ("stop", "wait", "hold on", "quiet", ...), ``"backchannel"`` when every
 word is listener talk ("mm-hm", "uh-huh", "okay", "yeah", "right", "sure", "I
 see", ...), ``"empty"`` when there are no words (a cough, a door), else
-``"words"``. Pure and table-driven; the turn manager decides what each means.
+``"words"``. :func:`is_interruption` is the rule the turn manager applies: a
+stop phrase interrupts at once; other words only when there are at least
+``min_words`` of them (a tiny ASR hears "mm-hm" as "and, man, man"); anything
+else only after ``after_ms`` of voiced speech. Pure and table-driven.
 """
 
 from __future__ import annotations
@@ -53,4 +56,15 @@ def classify(text: str) -> Meaning:
     return "backchannel" if joined else "empty"
 
 
-__all__ = ["BACKCHANNEL_PHRASES", "STOP_PHRASES", "Meaning", "classify", "words"]
+MIN_WORDS = 4  # words that are not listener talk, before they count as an interruption without a stop phrase
+
+
+def is_interruption(text: str, voiced_ms: float, *, after_ms: float, min_words: int = MIN_WORDS) -> bool:
+    """Speech over the answer with transcript ``text`` (so far) and ``voiced_ms`` of voiced audio: a real interruption?"""
+    meaning = classify(text)
+    if meaning == "stop" or voiced_ms >= after_ms:
+        return True
+    return meaning == "words" and len(words(text)) >= min_words
+
+
+__all__ = ["BACKCHANNEL_PHRASES", "MIN_WORDS", "STOP_PHRASES", "Meaning", "classify", "is_interruption", "words"]

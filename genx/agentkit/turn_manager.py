@@ -17,9 +17,10 @@ heard (``collecting``) and the turn being answered (``answering``), and decides:
   transcripts join, one turn is recorded (``reopen_turns``);
 * **backchannels** (hands-free, ``backchannel_ducking``): speech while the
   answer is heard ducks it and opens a *candidate* turn. It becomes a barge-in
-  (the answer is cut, the turn goes on) on a stop phrase, on words that are not
-  listener talk, or after ``interrupt_after_ms`` of voiced speech; when its words
-  end as a backchannel or as nothing (a cough), it is dismissed
+  (the answer is cut, the turn goes on) on a stop phrase, on enough words that
+  are not listener talk, or after ``interrupt_after_ms`` of voiced speech
+  (:func:`~genx.agentkit.backchannel.is_interruption`); when it ends short of
+  that (a backchannel, a cough, a murmur misheard as a word or two), it is dismissed
   (``SpeechDismissed``): the volume comes back and the answer goes on untouched;
 * **held answers** (preemptive generation): at a pause whose transcript is
   complete, the answer starts *held*; it is committed when the turn ends with
@@ -36,7 +37,7 @@ import logging
 from dataclasses import dataclass
 from typing import Protocol
 
-from genx.agentkit.backchannel import classify
+from genx.agentkit.backchannel import is_interruption
 from genx.agentkit.core import LoopCore
 from genx.agentkit.events import ErrorKind, LoopState, SpeechDismissed, SpeechStarted, TurnReopened, UserFinal
 from genx.agentkit.metrics import TurnTimeline
@@ -127,14 +128,14 @@ class TurnManager:
     def heard_words(self, turn: Turn, text: str) -> None:
         """A partial / provisional transcript of ``turn`` (called by the ASR feed)."""
         c = self._candidate_of(turn)
-        if c is not None and classify(text) in ("stop", "words"):
+        if c is not None and is_interruption(text, _voiced_ms(turn), after_ms=self._core.config.interrupt_after_ms):
             self._interrupt(c, f"words: {text!r}")
 
     def voiced(self, route: SpeechRoute) -> None:
         """More audio of ``route`` (called by the router): long speech over the answer is an interruption."""
         c = self._candidate_of(route.turn)
-        if c is not None and route.pauses.total_voiced_ms >= self._core.config.interrupt_after_ms:
-            self._interrupt(c, f"{route.pauses.total_voiced_ms:.0f} ms of speech")
+        if c is not None and _voiced_ms(route.turn) >= self._core.config.interrupt_after_ms:
+            self._interrupt(c, f"{_voiced_ms(route.turn):.0f} ms of speech")
 
     def _interrupt(self, c: Candidate, why: str) -> None:
         """The speech over the answer is a real interruption: the answer is cut (kept up to what was heard)."""
@@ -205,7 +206,7 @@ class TurnManager:
             return
         text = turn.heard_so_far()
         if c is not None:
-            if classify(text) in ("backchannel", "empty"):
+            if not is_interruption(text, _voiced_ms(turn), after_ms=self._core.config.interrupt_after_ms):
                 self._dismiss(c, turn, text)
                 return
             self._interrupt(c, f"words: {text!r}")
@@ -305,6 +306,10 @@ class TurnManager:
         self.drop_held(turn, why)
         self.collecting = None
         return turn
+
+
+def _voiced_ms(turn: Turn) -> float:
+    return sum(r.pauses.total_voiced_ms for r in turn.routes)
 
 
 __all__ = ["AnswerPort", "TurnManager"]

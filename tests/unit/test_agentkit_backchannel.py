@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from genx.agentkit.backchannel import classify
+from genx.agentkit.backchannel import classify, is_interruption
 from genx.agentkit.events import AssistantDone, BargeIn, SpeechDismissed, UserFinal
 from genx.agentkit.testing import Reply, Rig
 
@@ -37,6 +37,23 @@ pytestmark = pytest.mark.timeout(60)
 )
 def test_words_over_the_answer_are_classified_by_the_table(text: str, meaning: str) -> None:
     assert classify(text) == meaning
+
+
+@pytest.mark.parametrize(
+    ("text", "voiced_ms", "interrupts"),
+    [
+        ("Mm-hm.", 500, False),
+        ("And, man, man.", 450, False),  # a misheard murmur: too few words, too short
+        ("", 300, False),  # a cough
+        ("wait", 200, True),  # a stop phrase, however short
+        ("tell me about dogs", 600, True),  # enough words
+        ("What about cats?", 400, False),  # three words, short: not yet ...
+        ("What about cats?", 850, True),  # ... but it goes on long enough
+        ("", 900, True),  # long sound with no words yet
+    ],
+)
+def test_an_interruption_needs_a_stop_phrase_enough_words_or_enough_speech(text: str, voiced_ms: float, interrupts: bool) -> None:
+    assert is_interruption(text, voiced_ms, after_ms=800) is interrupts
 
 
 # 12 short sentences, one every 0.4 s (each ~1 s of the tone voice): an answer far longer than any backchannel

@@ -389,3 +389,18 @@ def test_without_a_player_that_can_duck_speech_over_the_answer_cuts_it_as_before
     _speaking(tl)
     tl.turns.admit_speech(3.0, "speech onset")
     assert tl.answers.calls[-1] == ("cut", "t1", "speech onset@3.0")
+
+
+def test_a_short_murmur_misheard_as_a_few_words_is_dismissed_not_answered() -> None:
+    tl = Timeline(preemptive_generation=False)
+    tl.answers.can_duck = True
+    _speaking(tl)
+    tl.turns.admit_speech(3.0, "speech onset")
+    r2, u2 = tl.at(3.05).speech("v2")
+    r2.pauses.total_voiced_ms = 450.0
+    tl.turns.heard_words(r2.turn, "And, man, man.")  # whisper on an espeak "mm-hm"
+    assert tl.answers.calls[-1][0] == "duck"
+    tl.at(3.6).end(r2)
+    tl.transcribed(u2, "And, man, man.")
+    assert [c[0] for c in tl.answers.calls] == ["launch", "duck", "unduck"]
+    assert [e.text for e in tl.of(UserFinal)] == ["tell me a story"]
