@@ -124,6 +124,7 @@ class VoiceLoop:
         )
         self.answers.on_over = self.turns.answer_over
         self.answers.drop_held = self.turns.drop_held
+        self.turns.on_dismissed = self.router.end_turn
         self.mic.to_vad = self.router.feed_vad
         self.mic.to_ptt = self.router.feed_ptt
         core.settle = self._settle_state

@@ -224,6 +224,13 @@ class SpeechRouter:
             self._eot.audio(route, data)
             self._eot.maybe_check(route)
 
+    def end_turn(self, turn: Turn) -> None:
+        """``turn`` is over (a dismissed backchannel): its open routes end now, at the VAD too."""
+        for route in [r for r in turn.routes if r.open]:
+            if route.source == "vad" and self._vad_in is not None and not self._vad_in.ended:
+                self._vad_in.push(MessageChunk(role=Role.USER, ctrl=StreamCtrl(stream_id="mic", label=END_UTTERANCE)))
+            self._close_route(route, 0)
+
     def _end_at_pause(self, route: SpeechRoute, verdict: TurnVerdictLike) -> None:
         """The detector found the turn complete at this pause: end it now, and the VAD's utterance with it
         (speech after this is a new onset: a barge-in, or the same turn reopened)."""

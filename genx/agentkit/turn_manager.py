@@ -34,6 +34,7 @@ comes from its injected clock, so it can be driven on a scripted timeline.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -45,6 +46,8 @@ from genx.agentkit.spoken import join_segments
 from genx.agentkit.turns import Answer, SpeechRoute, Turn
 
 log = logging.getLogger("genx.agentkit.loop")
+
+BACKCHANNEL_PAUSE_MS = 600.0  # silence after speech over the answer that ends it as a backchannel
 
 
 class AnswerPort(Protocol):
@@ -79,6 +82,8 @@ class TurnManager:
         self.collecting: Turn | None = None  # the user's turn being heard / transcribed
         self.answering: Turn | None = None  # the turn whose answer runs
         self.candidate: Candidate | None = None  # speech over the answer, judged as it goes on
+        # a dismissed candidate's speech routes end now (the router's; speech after it is a new onset)
+        self.on_dismissed: Callable[[Turn], None] = lambda turn: None
 
     def new_turn(self, typed: bool = False) -> Turn:
         self._seq += 1
@@ -134,8 +139,13 @@ class TurnManager:
     def voiced(self, route: SpeechRoute) -> None:
         """More audio of ``route`` (called by the router): long speech over the answer is an interruption."""
         c = self._candidate_of(route.turn)
-        if c is not None and _voiced_ms(route.turn) >= self._core.config.interrupt_after_ms:
+        if c is None:
+            return
+        if _voiced_ms(route.turn) >= self._core.config.interrupt_after_ms:
             self._interrupt(c, f"{_voiced_ms(route.turn):.0f} ms of speech")
+        elif route.pauses.quiet_ms >= BACKCHANNEL_PAUSE_MS:
+            # it stopped short of an interruption: the answer's volume comes back now, not after the end-of-turn wait
+            self._dismiss(c, route.turn, route.turn.heard_so_far(route.current.provisional if route.current else ""))
 
     def _interrupt(self, c: Candidate, why: str) -> None:
         """The speech over the answer is a real interruption: the answer is cut (kept up to what was heard)."""
@@ -151,6 +161,7 @@ class TurnManager:
         self.candidate = None
         self.collecting = None
         self._answers.duck(False)
+        self.on_dismissed(turn)
         log.info("turn %s: %s while the assistant spoke, answer goes on", turn.turn_id, repr(text) if text else "a noise")
         self._core.emit(SpeechDismissed(turn_id=turn.turn_id, text=text))
         self._core.settle("backchannel")

@@ -87,7 +87,7 @@ async def test_a_real_interruption_while_parley_speaks_stops_it(
         live.say(speak(STORY_QUESTION))
         await live.wait_for(lambda: live.reached(LoopState.SPEAKING), 120, "speech")
         await wait_until_mid_answer(live)
-        onset, _ = live.say(speak("Actually, tell me about dogs instead."))
+        onset, _ = live.say(speak("Stop. Tell me about dogs instead."))  # a clear onset: the stricter VAD while speaking misses soft ones
         await live.wait_for(lambda: bool(live.of(BargeIn)), 30, "the barge-in")
         await live.wait_for(lambda: len(live.of(AssistantDone)) >= 1, 30, "the cut answer")
         audio = await live.recording(0.6)

@@ -404,3 +404,20 @@ def test_a_short_murmur_misheard_as_a_few_words_is_dismissed_not_answered() -> N
     tl.transcribed(u2, "And, man, man.")
     assert [c[0] for c in tl.answers.calls] == ["launch", "duck", "unduck"]
     assert [e.text for e in tl.of(UserFinal)] == ["tell me a story"]
+
+
+def test_speech_over_the_answer_that_stops_short_is_dismissed_at_its_pause_and_its_routes_end() -> None:
+    tl = Timeline(preemptive_generation=False)
+    tl.answers.can_duck = True
+    ended: list[str] = []
+    tl.turns.on_dismissed = lambda turn: ended.append(turn.turn_id)
+    _speaking(tl)
+    tl.turns.admit_speech(3.0, "speech onset")
+    r2, _ = tl.at(3.05).speech("v2")
+    r2.pauses.total_voiced_ms, r2.pauses.quiet_ms = 450.0, 590.0
+    tl.turns.voiced(r2)
+    assert tl.answers.calls[-1][0] == "duck"  # still ducked: the pause may yet go on into words
+    r2.pauses.quiet_ms = 600.0
+    tl.turns.voiced(r2)
+    assert tl.answers.calls[-1][0] == "unduck" and ended == ["t2"]  # volume back at once, not after the end-of-turn wait
+    assert len(tl.of(SpeechDismissed)) == 1 and tl.turns.collecting is None
