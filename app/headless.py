@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from app.assistant import Assistant, build_assistant
 from app.terminal import AudioNotices, KeyCommands, TerminalView, device_greeting
 from genx.agentkit.echo import MILD_VAD, DelayEstimator, EchoCanceller, EchoGate, FarEndTimeline, VadEchoFallback, try_echo_canceller
 from genx.agentkit.events import (
@@ -50,13 +51,14 @@ EXIT_OK, EXIT_ERROR, EXIT_NO_DEVICE, EXIT_CONFIG = 0, 1, 2, 3
 class Stack:
     """The models the loop talks to (built from the settings, weights loaded by :meth:`warm`)."""
 
-    generator: Generator
+    generator: Generator  # the assistant generator (tools, router) over the configured generators
     generator_name: str
     vad: Any  # genx.local.vad.VadTransformer (hands-free)
     ptt_vad: Any  # the same settings in "external" mode (push-to-talk trimming)
     asr: Transformer
     speech: StreamkitSpeech
     warmers: list[Callable[[], Any]] = field(default_factory=list)
+    assistant: Assistant | None = None  # its scheduler announces timers: start it with the loop
 
     async def warm(self) -> None:
         """Load every model (in worker threads) so the first turn does not pay for it."""
@@ -91,8 +93,10 @@ def build_stack(settings: Any, *, generator: str | None = None) -> Stack:
     if synth is None:
         raise TypeError(f"[loop] voice = {loop_s.voice!r} is not a streamkit TTS voice (no synthesizer)")
     speech = StreamkitSpeech(synth, language=getattr(tts, "language", "auto"), max_chunk_ms=20)
+    assistant = build_assistant(settings, gens)
     warmers: list[Callable[[], Any]] = [w for w in (getattr(x, "warm", None) for x in (gen_impl, asr, synth)) if w is not None]
-    return Stack(gens, name, vad, ptt_vad, asr, speech, warmers)
+    warmers.append(lambda: assistant.generator.warm(name))  # the offline router's own context (no-op for cloud generators)
+    return Stack(assistant.generator, name, vad, ptt_vad, asr, speech, warmers, assistant)
 
 
 def loop_config(settings: Any, *, mode: str | None = None, generator: str | None = None) -> LoopConfig:
@@ -203,9 +207,13 @@ class Session:
         if on_event is not None:
             self.loop.bus.subscribe(on_event)
         await self.loop.start()
+        if stack.assistant is not None:
+            stack.assistant.start()
         return self.loop
 
     async def close(self) -> None:
+        if self.stack is not None and self.stack.assistant is not None:
+            await self.stack.assistant.stop()
         if self.loop is not None:
             await self.loop.stop()
         if self.capture is not None:
@@ -246,6 +254,8 @@ async def run_headless(args: argparse.Namespace, *, out: TextIO = sys.stdout, er
         return EXIT_NO_DEVICE
 
     view = TerminalView(out)
+    if session.stack is not None and session.stack.assistant is not None:
+        session.stack.assistant.announce = lambda text: view.line(f"parley: {text}")
     print(device_greeting(session.capture, session.player), file=out)
     print("parley: loading models…", file=out, flush=True)
     on_audio = AudioNotices(view)
