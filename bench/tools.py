@@ -28,6 +28,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+if __package__ in (None, ""):  # run as a script (./dev bench tools): the repo root is not on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from bench.tool_slots import Case, load, slots_ok
 from genx.assistant.intents import Intent
 from genx.assistant.prematch import prematch

@@ -58,22 +58,40 @@ def intent_call(intent: Intent) -> FuncCall:
 
 #: Few-shot examples for the model router, per tool (values keyed by slot name).
 ROUTER_EXAMPLES: dict[str, tuple[tuple[str, dict[str, Any]], ...]] = {
-    "current_time": (("what time is it in Tokyo", {"place": "Tokyo"}), ("what's the time", {})),
+    "current_time": (
+        ("what time is it in Tokyo", {"place": "Tokyo"}),
+        ("what's the time", {}),
+        ("the time in Rio please", {"place": "Rio"}),
+    ),
     "date_info": (
         ("what day of the week is 25 December 2026", {"date": "25 December 2026"}),
         ("how many days until christmas", {"date": "christmas"}),
+        ("what's the date today", {}),
     ),
-    "calculate": (("what is 17 times 23", {"expression": "17 * 23"}), ("15 percent of 80", {"expression": "15% of 80"})),
-    "convert_units": (("convert 20 km to miles", {"value": 20.0, "from_unit": "km", "to_unit": "miles"}),),
-    "set_timer": (("set a timer for ten minutes", {"duration": "10 minutes"}),),
-    "set_alarm": (("wake me up at 7 am", {"time": "7 am"}),),
-    "set_reminder": (("remind me to call my sister tomorrow morning", {"text": "call my sister", "when": "tomorrow morning"}),),
-    "list_timers": (("which timers do I have", {}),),
-    "cancel_timer": (("cancel the pasta timer", {"which": "pasta"}),),
+    "calculate": (
+        ("what is 17 times 23", {"expression": "17 * 23"}),
+        ("15 percent of 80", {"expression": "15% of 80"}),
+        ("what's 9 minus 4", {"expression": "9 - 4"}),
+    ),
+    "convert_units": (
+        ("convert 20 km to miles", {"value": 20.0, "from_unit": "km", "to_unit": "miles"}),
+        ("how many grams in 3 pounds", {"value": 3.0, "from_unit": "pounds", "to_unit": "grams"}),
+    ),
+    "set_timer": (
+        ("set a timer for ten minutes", {"duration": "10 minutes"}),
+        ("start a 5 minute timer for the rice", {"duration": "5 minutes", "label": "rice"}),
+    ),
+    "set_alarm": (("wake me up at 7 am", {"time": "7 am"}), ("set an alarm for 6:30 tomorrow", {"time": "6:30 tomorrow"})),
+    "set_reminder": (
+        ("remind me to call my sister tomorrow morning", {"text": "call my sister", "when": "tomorrow morning"}),
+        ("remind me in an hour to check the mail", {"text": "check the mail", "when": "in an hour"}),
+    ),
+    "list_timers": (("which timers do I have", {}), ("show my alarms", {})),
+    "cancel_timer": (("cancel the pasta timer", {"which": "pasta"}), ("delete my alarm", {"which": "alarm"})),
 }
 
 #: Messages no tool answers (the router says ``none``).
-NONE_EXAMPLES = ("tell me a joke", "who wrote Hamlet", "how are you")
+NONE_EXAMPLES = ("tell me a joke", "who wrote Hamlet", "how are you", "what is the weather like", "tell me about dogs")
 
 
 def _first_sentence(text: str) -> str:

@@ -19,16 +19,18 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from string import Template
 
 from genx.assistant.intents import NONE_EXAMPLES, Intent, intent_from_match, rules_from_tools
 from genx.errors import Truncated
 from genx.generators import Generator
 from genx.generators.llamacpp import LlamaCppGenerator
-from genx.match import Matcher
-from genx.model import ModelContextBuilder, ModelParams
+from genx.match import NONE_ANSWER, Matcher, Rule
+from genx.model import ModelContext, ModelContextBuilder, ModelParams, MultiModelContext
 from genx.tools import FuncTool
 
 __all__ = ["ROUTER_N_CTX", "ModelRouter", "RouteResult", "router_generator"]
@@ -57,16 +59,38 @@ def router_generator(answering: LlamaCppGenerator) -> LlamaCppGenerator:
     return LlamaCppGenerator(opts, system_prompt="")
 
 
+INSTRUCTION = "Tools: $tools\nAnswer with one tool line, or none if no tool fits."
+
+
+def few_shot_context(rules: Sequence[Rule], none_examples: Sequence[str]) -> ModelContext:
+    """The router's prompt: a one-line list of the tools, then every example as a user / assistant turn.
+
+    Measured on the tuning set, SmolLM2-135M follows example *turns* far better than
+    the same examples inside one system prompt (:data:`genx.match.DEFAULT_TEMPLATE`):
+    45-54 % against 24 % of intents right. The examples are interleaved (a fixed
+    order, not grouped by tool) so that no tool is simply "the last one shown"; the
+    order matters to a model this small (measured: 40-54 % between two orders).
+    """
+    tools = ", ".join(f"{r.name} ({r.description.rstrip('.')})" for r in rules)
+    pairs = [(ex.text, r.line(ex.values)) for r in rules for ex in r.examples] + [(t, NONE_ANSWER) for t in none_examples]
+    random.Random(1).shuffle(pairs)  # a fixed order, mixed
+    b = ModelContextBuilder().prompt(Template(INSTRUCTION).substitute(tools=tools), name="router")
+    for user, answer in pairs:
+        b.user(user).assistant(answer)
+    return b.build()
+
+
 class ModelRouter:
     """Routes one message to a tool with a grammar-constrained generation (module docstring)."""
 
-    __slots__ = ("_tools", "generator", "matcher", "params", "pattern")
+    __slots__ = ("_shots", "_tools", "generator", "matcher", "params", "pattern")
 
     def __init__(self, generator: Generator, tools: Sequence[FuncTool], *, pattern: str = "router", max_tokens: int = 40) -> None:
         self.generator = generator
         self.pattern = pattern
         self._tools = {t.name: t for t in tools}
         self.matcher = Matcher(rules_from_tools(tools), none_examples=NONE_EXAMPLES)
+        self._shots = few_shot_context(self.matcher.rules, NONE_EXAMPLES)
         self.params = ModelParams(
             max_tokens=max_tokens, temperature=0.0, top_k=1, repeat_penalty=1.0, extra={"grammar": self.matcher.grammar}
         )
@@ -83,10 +107,10 @@ class ModelRouter:
         text = " ".join(text.split())
         if not text or len(text) > MAX_USER_CHARS:
             return RouteResult(None, "", 0.0)
-        ctx = ModelContextBuilder().user(text).params(self.params).build()
+        ctx = MultiModelContext(self._shots, ModelContextBuilder().user(text).params(self.params).build())
         first = None
         try:
-            async for r in self.matcher.match(self.generator, self.pattern, ctx):
+            async for r in self.matcher.parse_stream(await self.generator.generate_stream(self.pattern, ctx)):
                 first = r
                 break
         except Truncated:  # a string slot ran past max_tokens: no clean line
