@@ -10,7 +10,11 @@ from app import __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="parley", description="Parley: a desktop voice assistant that runs offline by default.")
+    p = argparse.ArgumentParser(
+        prog="parley",
+        description="Parley: a desktop voice assistant that runs offline by default.",
+        epilog='parley ask [--conversation ID] [--json] "TEXT": one typed question, answered on stdout',
+    )
     p.add_argument("--version", action="version", version=f"parley {__version__}")
     p.add_argument("--headless", action="store_true", help="run the voice loop in the terminal, no window")
     p.add_argument("--self-test", action="store_true", help="load every offline model, run a round trip and print a pass/fail table")
@@ -30,6 +34,11 @@ def run(argv: list[str]) -> int:
         from app.memory_cli import main as memory_main
 
         return memory_main(argv[1:])
+
+    if argv[:1] == ["ask"]:  # `parley ask [--conversation ID] [--json] TEXT`: its own arguments (app.ask)
+        from app.ask import main as ask_main
+
+        return ask_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.json and not args.list_devices:

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from app.assistant import Assistant, build_assistant
 from app.terminal import AudioNotices, KeyCommands, TerminalView, device_greeting
 from app.turn_setup import build_turn_detector, warm_turn_detector
 from genx.agentkit.echo import MILD_VAD, DelayEstimator, EchoCanceller, EchoGate, FarEndTimeline, VadEchoFallback, try_echo_canceller
@@ -52,7 +53,7 @@ EXIT_OK, EXIT_ERROR, EXIT_NO_DEVICE, EXIT_CONFIG = 0, 1, 2, 3
 class Stack:
     """The models the loop talks to (built from the settings, weights loaded by :meth:`warm`)."""
 
-    generator: Generator
+    generator: Generator  # the assistant generator (tools, router) over the configured generators
     generator_name: str
     vad: Any  # genx.local.vad.VadTransformer (hands-free)
     ptt_vad: Any  # the same settings in "external" mode (push-to-talk trimming)
@@ -61,6 +62,7 @@ class Stack:
     warmers: list[Callable[[], Any]] = field(default_factory=list)
     turn_detector: Any = None  # genx.turn detector, or None: the silence rule
     notes: list[str] = field(default_factory=list)  # warnings to show once the loop runs
+    assistant: Assistant | None = None  # its scheduler announces timers: start it with the loop
 
     async def warm(self) -> None:
         """Load every model (in worker threads) so the first turn does not pay for it."""
@@ -105,9 +107,22 @@ def build_stack(settings: Any, *, generator: str | None = None) -> Stack:
     if synth is None:
         raise TypeError(f"[loop] voice = {loop_s.voice!r} is not a streamkit TTS voice (no synthesizer)")
     speech = StreamkitSpeech(synth, language=getattr(tts, "language", "auto"), max_chunk_ms=20)
+    assistant = build_assistant(settings, gens)
     warmers: list[Callable[[], Any]] = [w for w in (getattr(x, "warm", None) for x in (gen_impl, asr, synth, vad)) if w is not None]
-    detector, warned = build_turn_detector(loop_s, gen_impl)
-    return Stack(gens, name, vad, ptt_vad, asr, speech, warmers, detector, [warned] if warned else [])
+    warmers.append(lambda: assistant.generator.warm(name))  # the offline router's own context (no-op for cloud generators)
+    detector, warned = build_turn_detector(loop_s, gen_impl)  # the raw in-process model: the text check shares its cache
+    return Stack(
+        assistant.generator,
+        name,
+        vad,
+        ptt_vad,
+        asr,
+        speech,
+        warmers,
+        turn_detector=detector,
+        notes=[warned] if warned else [],
+        assistant=assistant,
+    )
 
 
 def loop_config(settings: Any, *, mode: str | None = None, generator: str | None = None) -> LoopConfig:
@@ -225,9 +240,13 @@ class Session:
         await self.loop.start()
         for note in stack.notes:
             self.loop.core.error(ErrorKind.CONFIG, note)
+        if stack.assistant is not None:
+            stack.assistant.start()
         return self.loop
 
     async def close(self) -> None:
+        if self.stack is not None and self.stack.assistant is not None:
+            await self.stack.assistant.stop()
         if self.loop is not None:
             await self.loop.stop()
         if self.capture is not None:
@@ -268,6 +287,8 @@ async def run_headless(args: argparse.Namespace, *, out: TextIO = sys.stdout, er
         return EXIT_NO_DEVICE
 
     view = TerminalView(out)
+    if session.stack is not None and session.stack.assistant is not None:
+        session.stack.assistant.announce = lambda text: view.line(f"parley: {text}")
     print(device_greeting(session.capture, session.player), file=out)
     print("parley: loading models…", file=out, flush=True)
     on_audio = AudioNotices(view)

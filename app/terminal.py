@@ -113,7 +113,10 @@ class KeyCommands:
                     self.view.line("  (talking… press Enter when done)")
             return
         if not cmd.startswith("/"):
-            lp.send_text(cmd)
+            from app.commands import handle_command
+
+            if not handle_command(lp, cmd):  # "stop", "mute", "new conversation" … typed: done without the model
+                lp.send_text(cmd)
             return
         name, _, arg = cmd[1:].partition(" ")
         if name == "stop":

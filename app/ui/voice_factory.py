@@ -36,11 +36,13 @@ class RunningLoop:
     """The loop plus what it runs on. ``aclose``: stop the loop (the turn in progress is stored), then close the
     microphone and the speaker."""
 
-    def __init__(self, loop: Any, *, session: Any = None, voice: bool = True, generators: Any = None) -> None:
+    def __init__(self, loop: Any, *, session: Any = None, voice: bool = True, generators: Any = None, assistant: Any = None) -> None:
         self.inner = loop
         self.session = session  # app.headless.Session owning the devices and models (None: text only)
         self.voice = voice
         self.generators = generators  # text only: the GeneratorMux to close with the loop
+        # app.assistant.Assistant: its `announce` hook speaks fired timers (the voice session's stack holds it otherwise)
+        self.assistant = assistant if assistant is not None else getattr(getattr(session, "stack", None), "assistant", None)
         self._closed = False
 
     def __getattr__(self, name: str) -> Any:  # LoopControl commands and properties come from the loop
@@ -77,6 +79,8 @@ class RunningLoop:
         if self.session is not None:
             await self.session.close()  # stops the loop (the turn in progress is stored), then capture, player, models
         else:
+            if self.assistant is not None:
+                await self.assistant.stop()
             await self.inner.stop()
             if self.generators is not None:
                 await self.generators.aclose()
@@ -193,6 +197,7 @@ class VoiceLoopFactory:
         return RunningLoop(session.loop, session=session)
 
     async def _text_only(self, settings: Settings, progress: Progress) -> RunningLoop:
+        from app.assistant import build_assistant
         from app.settings import with_generator_prompts
         from genx.agentkit.loop import VoiceLoop
         from genx.generators.mux import GeneratorMux
@@ -201,9 +206,8 @@ class VoiceLoopFactory:
         progress("Loading the language model…", 0.1)
         gen_mux = GeneratorMux()
         await asyncio.to_thread(load_into, with_generator_prompts(settings), gen_mux, None)
-        warm = getattr(gen_mux.resolve(settings.loop.generator), "warm", None)
-        if warm is not None:
-            await warm()
+        assistant = build_assistant(settings, gen_mux)
+        await assistant.generator.warm(settings.loop.generator)
         vad_mod = await _import("genx.local.vad")
         headless = await _import("app.headless")
         config = dataclasses.replace(headless.loop_config(settings), echo_fallback=False)  # the same loop settings as voice
@@ -211,15 +215,16 @@ class VoiceLoopFactory:
             capture=None,
             vad=vad_mod.VadTransformer(classifier_factory=lambda s: _Unvoiced()),
             asr=_NoAsr(),
-            generator=gen_mux,
+            generator=assistant.generator,
             speech=SilentSpeech(),  # type: ignore[arg-type]
             player=SilentPlayer(),  # type: ignore[arg-type]
             config=config,
             store=self.store,
         )
         await loop.start()
+        assistant.start()
         progress("Ready for typing", 1.0)
-        return RunningLoop(loop, voice=False, generators=gen_mux)
+        return RunningLoop(loop, voice=False, generators=gen_mux, assistant=assistant)
 
 
 def _warmer_name(w: Callable[[], Any]) -> str:

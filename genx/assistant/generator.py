@@ -1,0 +1,164 @@
+"""The assistant generator: a :class:`~genx.generators.Generator` that answers with the offline tools.
+
+:class:`AssistantGenerator` wraps the configured generators (the mux) and is one
+itself, so the voice loop and ``parley ask`` use it unchanged. Per request,
+from the last user message:
+
+1. the deterministic pre-match (:func:`~genx.assistant.prematch.prematch`):
+   an obvious phrasing runs its tool directly, whatever the generator;
+2. the requested generator is the in-process llama.cpp model: the offline
+   intent router (:class:`~genx.assistant.router.ModelRouter`, grammar
+   constrained, temperature 0) picks a tool or ``none``; a tool runs directly,
+   ``none`` gets a normal answer from the model without tools;
+3. any other generator (cloud, Ollama, an OpenAI-compatible server):
+   :class:`~genx.toolrounds.ToolRounds` with the tools, which the model calls
+   natively.
+
+A directly run tool's result is the spoken answer (the tools answer in
+sentences). Every path runs through :class:`~genx.toolrounds.ToolRounds`
+(direct calls via :class:`~genx.assistant.direct.DirectTurns`), so timeouts,
+errors as results, barge-in cancellation, the side-effect ledger, the tool
+events and the message-level history are the same. A tool that takes longer
+than ``filler_after_s`` gets a spoken filler first (:mod:`genx.assistant.stream`).
+
+Pass-throughs for the voice loop: ``resolve`` (generator switching),
+``prefill`` (prompt caching), ``aclose``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+
+from genx.assistant.direct import DirectTurns, WithoutTools
+from genx.assistant.fillers import Fillers
+from genx.assistant.intents import Intent, intent_call
+from genx.assistant.prematch import prematch
+from genx.assistant.router import ModelRouter, router_generator
+from genx.assistant.stream import AssistantStream, Decision, start
+from genx.chunk import FuncCall, Role
+from genx.generators import Generator
+from genx.generators.llamacpp import LlamaCppGenerator
+from genx.model import ModelContext, ModelContextBuilder, MultiModelContext, Usage
+from genx.toolrounds import DEFAULT_MAX_TOOL_ROUNDS, DEFAULT_TOOL_TIMEOUT_S, ToolRounds
+from genx.tools import FuncTool
+
+__all__ = ["FILLER_AFTER_S", "AssistantGenerator", "last_user_text"]
+
+log = logging.getLogger(__name__)
+
+FILLER_AFTER_S = 0.7
+
+RouterFactory = Callable[[LlamaCppGenerator, Sequence[FuncTool]], ModelRouter]
+
+
+def _default_router(llm: LlamaCppGenerator, tools: Sequence[FuncTool]) -> ModelRouter:
+    return ModelRouter(router_generator(llm), tools)
+
+
+def last_user_text(ctx: ModelContext) -> str:
+    text = ""
+    for m in ctx.messages():
+        if m.role == Role.USER:
+            text = m.text()
+    return text
+
+
+class AssistantGenerator:
+    """See the module docstring."""
+
+    def __init__(
+        self,
+        generators: Generator,
+        tools: Sequence[FuncTool],
+        *,
+        use_prematch: bool = True,
+        use_router: bool = True,
+        router_factory: RouterFactory = _default_router,
+        answer_round: bool = False,
+        fillers: Fillers | None = None,
+        filler_after_s: float = FILLER_AFTER_S,
+        max_tool_rounds: int = DEFAULT_MAX_TOOL_ROUNDS,
+        tool_timeout_s: float = DEFAULT_TOOL_TIMEOUT_S,
+    ) -> None:
+        self.generators = generators
+        self.tools = list(tools)
+        self.use_prematch = use_prematch
+        self.use_router = use_router
+        self.answer_round = answer_round
+        self.fillers = fillers if fillers is not None else Fillers()
+        self.filler_after_s = filler_after_s
+        self.max_tool_rounds = max_tool_rounds
+        self.tool_timeout_s = tool_timeout_s
+        self._router_factory = router_factory
+        self._routers: dict[int, ModelRouter] = {}
+        self._tools_ctx = ModelContextBuilder().tool(*self.tools).build()
+
+    # -- Generator ---------------------------------------------------------------------------
+    async def generate_stream(self, pattern: str, ctx: ModelContext) -> AssistantStream:
+        target = self.resolve(pattern)
+        local = isinstance(target, LlamaCppGenerator)
+        decision = await self.decide(pattern, last_user_text(ctx), target)
+        if decision.intent is not None:
+            direct = DirectTurns(intent_call(decision.intent), answer=target if self.answer_round and local else None)
+            rounds = ToolRounds(direct, max_tool_rounds=1, tool_timeout_s=self.tool_timeout_s)
+            inner = await rounds.run(pattern, MultiModelContext(WithoutTools(ctx), self._tools_ctx))
+        elif local:
+            extra = [t.name for t in ctx.tools()]
+            if extra:
+                log.info("assistant: the in-process model cannot call %s; answering without tools", ", ".join(extra))
+            inner = await self._rounds(self.generators).run(pattern, WithoutTools(ctx))
+        else:
+            inner = await self._rounds(self.generators).run(pattern, MultiModelContext(ctx, self._tools_ctx))
+        log.info("assistant: %s via %s%s", pattern, decision.path, f" → {decision.intent.tool}" if decision.intent else "")
+        return start(inner, decision, self.fillers, self.filler_after_s)
+
+    async def invoke(self, pattern: str, ctx: ModelContext, tool: FuncTool) -> tuple[Usage, FuncCall]:
+        return await self.generators.invoke(pattern, ctx, tool)
+
+    # -- routing -----------------------------------------------------------------------------
+    async def decide(self, pattern: str, text: str, target: Generator | None = None) -> Decision:
+        """How ``text`` will be answered (no tool runs here)."""
+        target = self.resolve(pattern) if target is None else target
+        intent: Intent | None = prematch(text) if self.use_prematch and text else None
+        if intent is not None:
+            return Decision("prematch", intent)
+        if isinstance(target, LlamaCppGenerator):
+            if not self.use_router or not text:
+                return Decision("model")
+            route = await self.router(target).route(text)
+            return Decision("router" if route.intent else "model", route.intent, route.line, route.ms)
+        return Decision("cloud")
+
+    def router(self, llm: LlamaCppGenerator) -> ModelRouter:
+        r = self._routers.get(id(llm))
+        if r is None:
+            r = self._routers[id(llm)] = self._router_factory(llm, self.tools)
+        return r
+
+    def _rounds(self, generator: Generator) -> ToolRounds:
+        return ToolRounds(generator, max_tool_rounds=self.max_tool_rounds, tool_timeout_s=self.tool_timeout_s)
+
+    # -- pass-throughs -------------------------------------------------------------------------
+    def resolve(self, pattern: str) -> Generator:
+        """The generator serving ``pattern`` (``NotFoundError`` when none): the voice loop's generator check."""
+        fn = getattr(self.generators, "resolve", None)
+        return fn(pattern) if callable(fn) else self.generators  # type: ignore[no-any-return]
+
+    async def warm(self, pattern: str) -> None:
+        """Load the model behind ``pattern`` and, for the in-process model, the router (its prompt evaluated once)."""
+        target = self.resolve(pattern)
+        warm = getattr(target, "warm", None)
+        if warm is not None:
+            await warm()
+        if isinstance(target, LlamaCppGenerator) and self.use_router:
+            await self.router(target).warm()
+
+    async def prefill(self, pattern: str, ctx: ModelContext) -> bool:
+        fn = getattr(self.generators, "prefill", None)
+        return bool(await fn(pattern, ctx)) if fn is not None else False
+
+    async def aclose(self) -> None:
+        fn = getattr(self.generators, "aclose", None)
+        if fn is not None:
+            await fn()
