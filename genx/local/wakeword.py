@@ -148,7 +148,7 @@ def _load(m: _Manifest) -> MicroWakeWord:
 
 
 class _Model:
-    __slots__ = ("armed", "last_at", "manifest", "mww", "threshold")
+    __slots__ = ("armed", "frames", "last_at", "manifest", "mww", "threshold")
 
     def __init__(self, manifest: _Manifest, threshold: float | None) -> None:
         self.manifest = manifest
@@ -156,6 +156,13 @@ class _Model:
         self.threshold = manifest.cutoff if threshold is None else threshold
         self.last_at = -1e9
         self.armed = True
+        self.frames = 0  # feature frames fed; the model runs on every ``stride``-th and answers 0.0 in between
+
+    def probability(self, features: Any) -> float | None:
+        """The smoothed probability when this frame completed an inference, else None."""
+        prob = self.mww.process_streaming_prob(features)
+        self.frames += 1
+        return prob if self.frames % self.mww.stride == 0 else None
 
 
 class WakeWordDetector:
@@ -208,7 +215,7 @@ class WakeWordDetector:
         out: list[WakeWordDetection] = []
         for features in self._features.process_streaming(data):
             for m in self._models:
-                prob = m.mww.process_streaming_prob(features)
+                prob = m.probability(features)
                 if prob is None:
                     continue
                 if prob < REARM_BELOW:
@@ -235,6 +242,7 @@ class WakeWordDetector:
             m.mww.reset()
             m.last_at = -1e9
             m.armed = True
+            m.frames = 0
         self._samples = 0
         self._odd = b""
 

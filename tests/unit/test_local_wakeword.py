@@ -116,3 +116,32 @@ def test_a_tflite_runtime_that_cannot_be_loaded_is_a_load_error(monkeypatch: pyt
     monkeypatch.setattr(ww, "_tflite_library", lambda: broken)
     with pytest.raises(WakeWordLoadError, match="TensorFlow Lite runtime"):
         WakeWordDetector()
+
+
+class ScriptedModel:
+    """Stands in for the TFLite model: like it, answers 0.0 between inferences (every ``stride``-th frame)."""
+
+    stride = 3
+
+    def __init__(self, probs: list[float]) -> None:
+        self.probs = probs
+        self.calls = 0
+
+    def process_streaming_prob(self, features: object) -> float:
+        self.calls += 1
+        if self.calls % self.stride:
+            return 0.0
+        i = self.calls // self.stride - 1
+        return self.probs[i] if i < len(self.probs) else 0.0
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_probability_that_stays_high_for_seconds_is_one_detection_and_a_later_rise_is_another() -> None:
+    # one inference per 30 ms: 2 s high, 0.3 s low, 0.6 s high again
+    probs = [0.0] * 10 + [0.99] * 66 + [0.1] * 10 + [0.99] * 20
+    with WakeWordDetector(["hey_jarvis"], refractory_s=1.0) as det:
+        det._models[0].mww = ScriptedModel(probs)  # type: ignore[assignment]
+        hits = [h for _ in range(400) for h in det.process(b"\x00\x00" * 160)]
+    assert [round(h.at_s, 1) for h in hits] == [0.3, 2.6], hits
