@@ -9,6 +9,11 @@
 #                                        and the self-test; the last line is one JSON object
 #   bash packaging/build.sh --no-build --report   measure only
 #   ... --report --cold                  (root) drop the page cache first: the first start reads from disk
+#   bash packaging/build.sh --deb        also package it: packaging/dist/parley_<version>_<arch>.deb (xz -9)
+#   bash packaging/build.sh --tar        also archive it: packaging/dist/parley-<version>-linux-<machine>.tar.zst
+#   bash packaging/build.sh --deb-report (after --deb, or with it) sizes of the artefacts, installed size, start
+#                                        times from the package installed in a throwaway root (packaging/debroot.py)
+#   (--deb / --tar with --if-stale keep an artefact newer than the bundle; see packaging/deb.py)
 #
 # Needs: the venv with the app, its offline extra and pyinstaller (./dev build installs them), the system
 # libportaudio2 (copied into the bundle), binutils' strip/readelf (optional: without them the bundle is ~100 MB larger).
@@ -24,15 +29,19 @@ BUNDLE=$DIST/parley
 EXE=$BUNDLE/parley
 STAMP=$BUNDLE/.build-info.json
 
-build=1 report=0 if_stale=0
+build=1 report=0 if_stale=0 deb_report=0
 report_args=()
+pkg_args=()
 for arg in "$@"; do
   case "$arg" in
     --report) report=1 ;;
     --if-stale) if_stale=1 ;;
     --no-build) build=0 ;;
     --cold) report_args+=(--cold) ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    --deb) pkg_args+=(--deb) ;;
+    --tar) pkg_args+=(--tar) ;;
+    --deb-report) deb_report=1 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "build.sh: unknown argument $arg (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -74,7 +83,16 @@ if [ "$build" = 1 ]; then
   fi
 fi
 
+if [ ${#pkg_args[@]} -gt 0 ]; then
+  [ "$if_stale" = 1 ] && pkg_args+=(--if-stale)
+  "$PY" "$HERE/deb.py" --bundle "$BUNDLE" --out "$DIST" "${pkg_args[@]}"
+fi
+
 if [ "$report" = 1 ]; then
   [ -x "$EXE" ] || { log "no bundle at $BUNDLE; build it first"; exit 1; }
-  exec "$PY" "$HERE/report.py" "$BUNDLE" "${report_args[@]}"
+  "$PY" "$HERE/report.py" "$BUNDLE" "${report_args[@]}"
+fi
+
+if [ "$deb_report" = 1 ]; then
+  exec "$PY" "$HERE/deb.py" --out "$DIST" --report
 fi

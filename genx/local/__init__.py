@@ -7,17 +7,19 @@ typed "model not found / not loadable" errors), the VAD transformer
 :mod:`genx.local.silero_vad`), the faster-whisper streaming ASR transformer
 (:mod:`genx.local.asr`, with partial stabilisation in :mod:`genx.local.partials`),
 the Piper synthesizer for the streamkit TTS pipeline (:mod:`genx.local.piper_tts`,
-text cleanup in :mod:`genx.local.speakable`), and two small shared pieces: the
+text cleanup in :mod:`genx.local.speakable`), the microWakeWord wake word detector
+(:mod:`genx.local.wakeword`, ``pymicro-wakeword``), and two small shared pieces: the
 16 kHz mono input format (:mod:`genx.local.pcm`) and the per-call task wiring of
 a transform (:mod:`genx.local.pump`).
 
 Does not own: the in-process llama.cpp generator (``genx.generators.llamacpp``,
 which uses :mod:`genx.local.models` for discovery), the TTS segmentation and
 interrupt machinery (``genx.transformers.streamkit`` / ``genx.transformers.tts``),
-audio devices, and which model is chosen (config / ``genx.modelloader``).
+audio devices, where the wake word sits on the capture path (``genx.agentkit``), and
+which model is chosen (config / ``genx.modelloader``).
 
-Importing this package never imports a model runtime (webrtcvad, onnxruntime,
-faster-whisper, piper, llama.cpp): each is imported when a model is first loaded, so a missing
+Importing this package never imports a model runtime (webrtcvad, onnxruntime, faster-whisper,
+piper, llama.cpp, pymicro-wakeword): each is imported when a model is first loaded, so a missing
 runtime shows up as a typed :class:`~genx.local.models.MissingPackageError`.
 """
 

@@ -113,18 +113,21 @@ def say_espeak(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], byte
     if exe is None:
         pytest.skip("espeak-ng is not installed (apt-get install espeak-ng)")
     folder = tmp_path_factory.mktemp("espeak")
-    cache: dict[str, bytes] = {}
+    cache: dict[tuple[str, str, int], bytes] = {}
 
-    def say(text: str) -> bytes:
-        if text not in cache:
+    def say(text: str, voice: str = "en-us", wpm: int = 150) -> bytes:
+        """``voice``: an espeak-ng voice with an optional variant (``en-us+f3``); ``wpm``: speed."""
+        key = (text, voice, wpm)
+        if key not in cache:
             out = Path(folder) / f"{len(cache)}.wav"
-            subprocess.run([exe, "-v", "en-us", "-s", "150", "-g", "3", "-w", str(out), text], check=True, capture_output=True, timeout=30)
+            cmd = [exe, "-v", voice, "-s", str(wpm), "-g", "3", "-w", str(out), text]
+            subprocess.run(cmd, check=True, capture_output=True, timeout=30)
             with wave.open(str(out), "rb") as w:
                 assert w.getsampwidth() == 2 and w.getnchannels() == 1
                 rate = w.getframerate()
                 pcm = w.readframes(w.getnframes())
-            cache[text] = resample(pcm, rate, RATE)
-        return cache[text]
+            cache[key] = resample(pcm, rate, RATE)
+        return cache[key]
 
     return say
 

@@ -1,0 +1,267 @@
+"""Wake word detection on 16 kHz mono int16 PCM with microWakeWord models (``pymicro-wakeword``).
+
+:class:`WakeWordDetector` is a streaming detector: :meth:`~WakeWordDetector.process` takes the next chunk of
+``audio/L16; rate=16000; channels=1`` (any length; the capture path's 10–20 ms chunks are typical) and returns
+the :class:`WakeWordDetection` s that fired in it, each stamped with the stream time (seconds of audio fed since
+the start or the last :meth:`~WakeWordDetector.reset`) of the end of the chunk that completed it, which is a
+little after the end of the spoken phrase (``bench/wake_word.py`` measures how much).
+
+Cost: one 10 ms feature frame (the micro front end, C) per 10 ms of audio and one TensorFlow Lite inference per
+30 ms; about 0.04 ms of CPU per 10 ms chunk and model on a laptop core, so :meth:`aprocess` runs it inline on the
+event loop and moves to a worker thread only when the measured cost exceeds :data:`INLINE_BUDGET_S` per call
+(a slow machine, several models).
+
+Models: the four built into the wheel (:data:`BUILTIN`, Apache-2.0, by Kevin Ahrendt / the Open Home
+Foundation), or a microWakeWord ``.json`` manifest with its ``.tflite`` beside it. Loading fails with a typed
+error a user can act on: :class:`~genx.local.models.MissingPackageError` (the runtime is not installed),
+:class:`WakeWordConfigError` (an unknown name or a bad threshold), :class:`~genx.local.models.ModelNotFoundError`
+and :class:`WakeWordLoadError` (a manifest or model that is corrupt or not a streaming wake word model; checked
+before the native interpreter sees it, which does not check for itself).
+
+After a detection the model's probability stays high for a while (over a second for "hey mycroft"): a model
+fires again only once its probability has fallen under :data:`REARM_BELOW` (it wavers around the threshold
+before it falls) and ``refractory_s`` (default 1 s) has passed. One detector is one stream: not thread-safe, never share it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from genx.errors import GenxError
+from genx.local.models import ModelLoadError, ModelNotFoundError, require_module, resource_path
+from genx.local.pcm import TARGET_RATE
+
+if TYPE_CHECKING:
+    from pymicro_wakeword import MicroWakeWord, MicroWakeWordFeatures
+
+BUILTIN: dict[str, str] = {"okay_nabu": "Okay Nabu", "hey_jarvis": "Hey Jarvis", "alexa": "Alexa", "hey_mycroft": "Hey Mycroft"}
+DEFAULT_MODEL = "hey_jarvis"
+INLINE_BUDGET_S = 0.001  # above this mean cost per call, aprocess() leaves the event loop
+REARM_BELOW = 0.5  # after a detection, a model fires again only once its probability fell under this
+FEATURES = 40  # the micro front end's feature count per 10 ms frame (the models' input width)
+_TFLITE_ID = b"TFL3"  # FlatBuffers file identifier of a TensorFlow Lite model (bytes 4..8)
+
+
+class WakeWordConfigError(GenxError, ValueError):
+    """A wake word setting that cannot work (unknown model name, threshold out of range)."""
+
+
+class WakeWordLoadError(ModelLoadError):
+    """A wake word model (manifest or ``.tflite``) that exists but cannot be loaded."""
+
+
+@dataclass(frozen=True, slots=True)
+class WakeWordDetection:
+    model: str  # model id, e.g. "hey_jarvis"
+    phrase: str  # what the user said, e.g. "Hey Jarvis"
+    at_s: float  # stream time of the end of the chunk that completed the detection
+    probability: float  # the model's smoothed probability when it fired
+
+
+@dataclass(frozen=True, slots=True)
+class _Manifest:
+    id: str
+    phrase: str
+    tflite: Path
+    cutoff: float
+    window: int
+
+
+def _manifest(model: str | Path) -> _Manifest:
+    """The manifest of a built-in model name, or of a ``.json`` path."""
+    name = str(model)
+    if name in BUILTIN:
+        path = resource_path("pymicro_wakeword", f"models/{name}.json")
+    elif name.endswith(".json") or "/" in name:
+        path = Path(name).expanduser()
+        if not path.is_file():
+            raise ModelNotFoundError(
+                "wake word model manifest (.json)", path=path, hint="give a microWakeWord .json file or a built-in name"
+            )
+    else:
+        raise WakeWordConfigError(f"unknown wake word model {name!r}; built in: {', '.join(BUILTIN)}, or the path of a microWakeWord .json")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        micro = data["micro"]
+        tflite = path.parent / str(data["model"])
+        found = _Manifest(
+            Path(str(data["model"])).stem,
+            str(data["wake_word"]),
+            tflite,
+            float(micro["probability_cutoff"]),
+            int(micro["sliding_window_size"]),
+        )
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise WakeWordLoadError("wake word model manifest (.json)", path, exc) from exc
+    if not tflite.is_file():
+        raise ModelNotFoundError("wake word model (.tflite)", path=tflite, hint=f"it must sit next to {path.name}")
+    with tflite.open("rb") as f:
+        head = f.read(8)
+    if head[4:8] != _TFLITE_ID:
+        raise WakeWordLoadError("wake word model (.tflite)", tflite, "not a TensorFlow Lite file")
+    return found
+
+
+def _tflite_library() -> Path:
+    return resource_path("pymicro_wakeword", "lib/libtensorflowlite_c.so")
+
+
+def _load(m: _Manifest) -> MicroWakeWord:
+    from pymicro_wakeword import MicroWakeWord
+    from pymicro_wakeword.wakeword import TfLiteWakeWord
+
+    lib_path = _tflite_library()
+    try:
+        lib = TfLiteWakeWord(lib_path).lib
+    except OSError as exc:
+        raise WakeWordLoadError("TensorFlow Lite runtime", lib_path, exc) from exc
+    # The native interpreter dereferences a failed model load; try the file on its own first.
+    probe = lib.TfLiteModelCreateFromFile(str(m.tflite).encode())
+    if not probe:
+        raise WakeWordLoadError("wake word model (.tflite)", m.tflite, "TensorFlow Lite cannot read it")
+    lib.TfLiteModelDelete(probe)
+    try:
+        mww = MicroWakeWord(
+            m.id,
+            wake_word=m.phrase,
+            tflite_model=m.tflite,
+            probability_cutoff=m.cutoff,
+            sliding_window_size=m.window,
+            trained_languages=[],
+            libtensorflowlite_c_path=lib_path,
+        )
+    except (ValueError, RuntimeError, OSError) as exc:
+        raise WakeWordLoadError("wake word model (.tflite)", m.tflite, exc) from exc
+    dims = [lib.TfLiteTensorDim(mww.input_tensor, i) for i in range(lib.TfLiteTensorNumDims(mww.input_tensor))]
+    if len(dims) != 3 or dims[2] != FEATURES or lib.TfLiteTensorByteSize(mww.output_tensor) != 1:
+        mww.close()
+        raise WakeWordLoadError(
+            "wake word model (.tflite)", m.tflite, f"input shape {dims} is not a streaming microWakeWord model's [1, n, {FEATURES}]"
+        )
+    return mww
+
+
+class _Model:
+    __slots__ = ("armed", "frames", "last_at", "manifest", "mww", "threshold")
+
+    def __init__(self, manifest: _Manifest, threshold: float | None) -> None:
+        self.manifest = manifest
+        self.mww = _load(manifest)
+        self.threshold = manifest.cutoff if threshold is None else threshold
+        self.last_at = -1e9
+        self.armed = True
+        self.frames = 0  # feature frames fed; the model runs on every ``stride``-th and answers 0.0 in between
+
+    def probability(self, features: Any) -> float | None:
+        """The smoothed probability when this frame completed an inference, else None."""
+        prob = self.mww.process_streaming_prob(features)
+        self.frames += 1
+        return prob if self.frames % self.mww.stride == 0 else None
+
+
+class WakeWordDetector:
+    """Streaming wake word detection for one audio stream (see the module docstring)."""
+
+    def __init__(
+        self, models: Sequence[str | Path] = (DEFAULT_MODEL,), *, threshold: float | None = None, refractory_s: float = 1.0
+    ) -> None:
+        if not models:
+            raise WakeWordConfigError("no wake word model given")
+        if threshold is not None and not 0.0 < threshold < 1.0:
+            raise WakeWordConfigError(f"wake word threshold {threshold!r} must be between 0 and 1 (default: the model's own)")
+        if refractory_s < 0:
+            raise WakeWordConfigError(f"refractory_s {refractory_s!r} must be ≥ 0")
+        require_module("pymicro_wakeword", "pymicro-wakeword", "wake word detection")
+        from pymicro_wakeword import MicroWakeWordFeatures
+
+        manifests = [_manifest(m) for m in models]
+        self._models = [_Model(m, threshold) for m in manifests]
+        self._features: MicroWakeWordFeatures = MicroWakeWordFeatures()
+        self._refractory_s = refractory_s
+        self._samples = 0
+        self._odd = b""
+        self._cost_s = 0.0  # exponentially weighted mean CPU time per process() call
+        self._calls = 0
+
+    @property
+    def phrases(self) -> list[str]:
+        return [m.manifest.phrase for m in self._models]
+
+    @property
+    def stream_s(self) -> float:
+        """Seconds of audio fed since the start or the last :meth:`reset`."""
+        return self._samples / TARGET_RATE
+
+    @property
+    def mean_cost_s(self) -> float:
+        return self._cost_s
+
+    def process(self, pcm: bytes) -> list[WakeWordDetection]:
+        """Feed the next chunk of 16 kHz mono int16 PCM; the detections it completed (usually none)."""
+        t0 = time.perf_counter()
+        data = self._odd + pcm
+        if len(data) % 2:
+            data, self._odd = data[:-1], data[-1:]
+        else:
+            self._odd = b""
+        self._samples += len(data) // 2
+        at = self.stream_s
+        out: list[WakeWordDetection] = []
+        for features in self._features.process_streaming(data):
+            for m in self._models:
+                prob = m.probability(features)
+                if prob is None:
+                    continue
+                if prob < REARM_BELOW:
+                    m.armed = True  # the phrase is over: the next one may fire
+                elif prob > m.threshold and m.armed and at - m.last_at >= self._refractory_s:
+                    m.armed = False
+                    m.last_at = at
+                    out.append(WakeWordDetection(m.manifest.id, m.manifest.phrase, at, float(prob)))
+        cost = time.perf_counter() - t0
+        self._calls += 1
+        self._cost_s = cost if self._calls == 1 else 0.95 * self._cost_s + 0.05 * cost
+        return out
+
+    async def aprocess(self, pcm: bytes) -> list[WakeWordDetection]:
+        """:meth:`process` from the event loop: inline while cheap, else in a worker thread (in order: await each)."""
+        if self._cost_s <= INLINE_BUDGET_S:
+            return self.process(pcm)
+        return await asyncio.to_thread(self.process, pcm)
+
+    def reset(self) -> None:
+        """Start a new stream: forget buffered audio, model state and the clock."""
+        self._features.reset()
+        for m in self._models:
+            m.mww.reset()
+            m.last_at = -1e9
+            m.armed = True
+            m.frames = 0
+        self._samples = 0
+        self._odd = b""
+
+    def close(self) -> None:
+        for m in self._models:
+            m.mww.close()
+
+    def __enter__(self) -> WakeWordDetector:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+__all__ = [
+    "BUILTIN",
+    "DEFAULT_MODEL",
+    "WakeWordConfigError",
+    "WakeWordDetection",
+    "WakeWordDetector",
+    "WakeWordLoadError",
+]
