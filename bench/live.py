@@ -17,6 +17,8 @@ Does not own: what is played when (each bench), the server (``tests/pulse.py``).
 from __future__ import annotations
 
 import asyncio
+import logging
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -46,6 +48,16 @@ def mean_db(x: np.ndarray) -> float:
         return -100.0
     p = float(np.mean(x.astype(np.float64) ** 2)) / 32768.0**2
     return max(-100.0, 10 * np.log10(max(p, 1e-12)))
+
+
+def prepare() -> bool:
+    """Quiet logging for a bench run; False (with the reason on stderr) when espeak-ng is missing."""
+    if shutil.which("espeak-ng") is None:
+        print("espeak-ng is required (apt-get install espeak-ng)", file=sys.stderr)
+        return False
+    logging.basicConfig(level=logging.WARNING)
+    logging.getLogger("app.audio").setLevel(logging.ERROR)
+    return True
 
 
 class LiveLoop:
@@ -209,7 +221,7 @@ class LiveLoop:
         levels = window_rms_dbfs(x, RATE, 10)
         k = max(1, smooth_ms // 10)
         if k > 1 and levels.size >= k:
-            p = np.convolve(10 ** (levels / 10), np.ones(k) / k, mode="full")[: levels.size]  # trailing average
+            p = np.convolve(10 ** (levels / 10), np.ones(k) / k, mode="same")  # centred: a sharp drop is not delayed
             levels = 10 * np.log10(np.maximum(p, 1e-12))
         need = max(1, int(hold_s * 100))
         run = 0
@@ -258,4 +270,4 @@ class LiveLoop:
 
 STAGES = ("eot_wait", "asr", "turn_check", "transcript", "llm_first_token", "tts_first_audio", "held", "device_out")
 
-__all__ = ["LOUD_DB", "RATE", "STAGES", "LiveLoop", "loud_windows", "mean_db"]
+__all__ = ["LOUD_DB", "RATE", "STAGES", "LiveLoop", "loud_windows", "mean_db", "prepare"]

@@ -14,7 +14,8 @@ item and returns an :class:`Item`:
   silent > 1 s before the answer's end. For d also onset (the clip's first sample
   in the microphone) → ducked (the speaker's level, as a 50 ms power average,
   stays :data:`DUCK_DB` under its mean over the 300 ms before the onset for
-  100 ms) and onset → silent (the start of a 300 ms quiet stretch).
+  100 ms) and onset → silent (the start of a 300 ms quiet stretch); not timed when
+  the story went quiet on its own at the onset (see :meth:`TurnTakingRun._measure_stop`).
 * :meth:`~TurnTakingRun.echo_answer` (set e): a story in the session that is
   current (the caller opens a fresh one per item, the speaker looped back into the
   microphone); counts barge-ins and answers cut that the bench did not cause, and
@@ -35,8 +36,8 @@ from bench.turn_sets import Clip
 from genx.agentkit.events import AssistantDone, BargeIn, LoopState, SpeechStarted, StateChanged, TurnReopened, UserFinal
 
 LEAD_S = 1.5  # how much of the story plays before the clip (c, d)
-OBSERVE_S = 2.5  # how long after the clip the answer is watched (c, d)
-ECHO_LISTEN_S = 8.0  # how much of the story plays with the echo path (e)
+OBSERVE_S = 2.0  # how long after the clip the answer is watched (c, d)
+ECHO_LISTEN_S = 6.0  # how much of the story plays with the echo path (e)
 HEARD_S = 0.4  # how much of an answer plays before the bench cuts it (a, b)
 FALSE_STOP_QUIET_S = 1.0  # the speaker silent this long before the answer's end is a stop
 DUCK_DB = 20.0
@@ -145,18 +146,32 @@ class TurnTakingRun(LiveLoop):
             it.note = f"speaker silent {quiet:.1f} s"
         it.self_interruptions = self.self_interruptions(mark)
         if set_name == "d":
-            self._measure_stop(it, start, watch_until + 1.0)
+            self._measure_stop(it, start, watch_until + 1.0, mark2)
         return it
 
-    def _measure_stop(self, it: Item, onset: float, until: float) -> None:
+    def _measure_stop(self, it: Item, onset: float, until: float, mark: int) -> None:
+        """Onset → ducked and → silent, unless the story itself went quiet first (a pause between its sentences,
+        which would pass for a fast stop): silence that begins before the loop stopped the playback (``BargeIn``),
+        or a drop before the loop heard the onset (``SpeechStarted``, less its 150 ms onset window), is not timed."""
+        pause = "the story paused at the onset (duck/stop not timed)"
         if self.quiet_before(onset, 0.15):
-            it.note = (it.note + "; " if it.note else "") + "the story was in a pause at the onset (duck/stop not timed)"
+            it.note = pause
+            return
+        heard = next((e.at for e in self.of(SpeechStarted, mark)), None)
+        stopped = next((e.at for e in self.of(BargeIn, mark)), None)
+        silent = self.silent_after(onset, 0.3, until) if it.stopped else None
+        if silent is not None and stopped is not None and silent < stopped - 0.03:
+            it.note = pause
             return
         ref = self.level_db(onset - 0.3, onset)
         ducked = self.dropped_after(onset, ref - DUCK_DB, 0.1, until, smooth_ms=50)
+        if ducked is not None and silent is not None:
+            ducked = min(ducked, silent)  # silent is ducked too (the average lags a sharp stop)
+        if ducked is not None and heard is not None and ducked < heard - 0.2:
+            it.note = pause
+            return
         if ducked is not None:
             it.duck_ms = max(0.0, (ducked - onset) * 1000)
-        silent = self.silent_after(onset, 0.3, until) if it.stopped else None
         if silent is not None:
             it.stop_ms = max(0.0, (silent - onset) * 1000)
 

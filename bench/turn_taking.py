@@ -35,10 +35,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
-import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +47,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from pulse import PA_MIC, PA_SPEAKER, PulseServer, pulse_server  # noqa: E402
 
-from bench.live import STAGES  # noqa: E402
+from bench.live import STAGES, prepare  # noqa: E402
 from bench.turn_runs import Item, TurnTakingRun  # noqa: E402
 from bench.turn_sets import SETS, STORYTELLER, Material  # noqa: E402
 from genx.agentkit.events import TurnMetrics  # noqa: E402
@@ -71,7 +70,7 @@ def new_session(variant: str, store: Path, stack: Any = None) -> Any:
     return session
 
 
-def show(i: int, it: Item) -> None:
+def show(i: int, it: Item, t0: float) -> None:
     def ms(v: float | None) -> str:
         return "-" if v is None else f"{v:.0f}"
 
@@ -82,7 +81,8 @@ def show(i: int, it: Item) -> None:
         "d": ("caught" if it.stopped else "MISSED" if it.stopped is not None else "-") + f" duck {ms(it.duck_ms)} stop {ms(it.stop_ms)}",
         "e": f"self-interruptions {it.self_interruptions}, onsets {it.self_onsets}",
     }[it.set]
-    print(f"  {it.set} {i + 1:2d} {got:34s} {it.label}" + (f"  ({it.note})" if it.note else ""), flush=True)
+    line = f"  {it.set} {i + 1:2d} {time.monotonic() - t0:5.0f}s {got:34s} {it.label}"
+    print(line + (f"  ({it.note})" if it.note else ""), flush=True)
 
 
 async def run_variant(server: PulseServer, variant: str, args: argparse.Namespace, work: Path, mat: Material) -> dict[str, Any]:
@@ -90,6 +90,7 @@ async def run_variant(server: PulseServer, variant: str, args: argparse.Namespac
     items: dict[str, list[Item]] = {}
     run.start_recording()
     open_session = run.session
+    t0 = time.monotonic()
     try:
         await run.start_session()
         warm = await run.question("a", mat.clip(("Hello there, how are you?",), 0, noisy=False))
@@ -98,14 +99,14 @@ async def run_variant(server: PulseServer, variant: str, args: argparse.Namespac
             items[name] = []
             for i, clip in enumerate(mat.build(name, args.n)):
                 items[name].append(await run.question(name, clip))
-                show(i, items[name][-1])
+                show(i, items[name][-1], t0)
         stack = run.session.stack
         stack.generator.resolve(stack.generator_name).system_prompt = STORYTELLER
         for name in [s for s in args.sets if s in ("c", "d")]:
             items[name] = []
             for i, (q, clip) in enumerate(zip(mat.build(name, args.n), mat.during(name, args.n), strict=True)):
                 items[name].append(await run.during_answer(name, q, clip))
-                show(i, items[name][-1])
+                show(i, items[name][-1], t0)
         if "e" in args.sets:
             await open_session.close()
             open_session = None
@@ -118,7 +119,7 @@ async def run_variant(server: PulseServer, variant: str, args: argparse.Namespac
                     items["e"].append(await run.echo_answer(q))
                     await open_session.close()
                     open_session = None
-                    show(i, items["e"][-1])
+                    show(i, items["e"][-1], t0)
             finally:
                 server.unload_module(mod)
     finally:
@@ -240,11 +241,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--variants: choose from {', '.join(VARIANTS)}")
     if args.n < 1:
         p.error("--n must be at least 1")
-    if shutil.which("espeak-ng") is None:
-        print("espeak-ng is required (apt-get install espeak-ng)", file=sys.stderr)
+    if not prepare():
         return 2
-    logging.basicConfig(level=logging.WARNING)
-    logging.getLogger("app.audio").setLevel(logging.ERROR)
     runs = asyncio.run(amain(args))
     print_table(runs, args.n)
     if args.json:

@@ -34,8 +34,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
-import shutil
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -51,7 +49,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from pulse import PA_MIC, PA_SPEAKER, PulseServer, pulse_server  # noqa: E402
 
 from bench.live import STAGES as LOOP_STAGES  # noqa: E402
-from bench.live import LiveLoop  # noqa: E402
+from bench.live import LiveLoop, prepare  # noqa: E402
 from bench.speech import espeak_say  # noqa: E402
 from genx.agentkit.events import AssistantDone, BargeIn, LoopState, StateChanged, TurnMetrics  # noqa: E402
 from genx.agentkit.metrics import LatencyStats  # noqa: E402
@@ -336,11 +334,8 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [v for v in args.variants if v not in VARIANTS]
     if unknown or not args.variants:
         p.error(f"unknown variant(s) {unknown}; choose from {', '.join(VARIANTS)}")
-    if shutil.which("espeak-ng") is None:
-        print("espeak-ng is required (apt-get install espeak-ng)", file=sys.stderr)
+    if not prepare():
         return 2
-    logging.basicConfig(level=logging.WARNING)
-    logging.getLogger("app.audio").setLevel(logging.ERROR)
     runs = asyncio.run(amain(args))
     print_table(runs)
     if args.json:
