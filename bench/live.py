@@ -31,7 +31,18 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from pulse import MIC_SOURCE, Playback, PulseServer, Recorder, window_rms_dbfs  # noqa: E402
 
-from genx.agentkit.events import AssistantDone, BargeIn, Event, LoopState, SpeechEnded, StateChanged, TurnMetrics, UserFinal  # noqa: E402
+from genx.agentkit.events import (  # noqa: E402
+    AssistantDone,
+    BargeIn,
+    Event,
+    LoopState,
+    SpeechEnded,
+    SpeechStarted,
+    StateChanged,
+    TurnMetrics,
+    TurnReopened,
+    UserFinal,
+)
 
 RATE = 16000
 LOUD_DB = -45.0  # a 10 ms window of the speaker (or microphone) louder than this is audible
@@ -129,6 +140,23 @@ class LiveLoop:
         """The metrics of the turn the bench started after ``mark``."""
         tid = self.first_turn(mark)
         return next((m for m in self.of(TurnMetrics, mark) if m.turn_id == tid), None)
+
+    def timeline(self, since: int, t0: float) -> str:
+        """The turn-taking events after ``since``, seconds from ``t0`` (for --verbose notes)."""
+        out = []
+        for e in self.events[since:]:
+            if isinstance(e, StateChanged):
+                what = e.state.value
+            elif isinstance(e, UserFinal):
+                what = f"final {e.text!r}"
+            elif isinstance(e, AssistantDone):
+                what = "done" + (" interrupted" if e.interrupted else "")
+            elif isinstance(e, SpeechStarted | SpeechEnded | BargeIn | TurnReopened):
+                what = type(e).__name__
+            else:
+                continue
+            out.append(f"{e.at - t0:+.2f} {what}")
+        return ", ".join(out)
 
     async def wait(self, pred: Any, limit: float) -> bool:
         deadline = time.monotonic() + limit

@@ -14,8 +14,8 @@ item and returns an :class:`Item`:
   silent > 1 s before the answer's end. For d also onset (the clip's first sample
   in the microphone) → ducked (the speaker's level, as a 50 ms power average,
   stays :data:`DUCK_DB` under its mean over the 300 ms before the onset for
-  100 ms) and onset → silent (the start of a 300 ms quiet stretch); not timed when
-  the story went quiet on its own at the onset (see :meth:`TurnTakingRun._measure_stop`).
+  100 ms) and onset → silent (the start of a 300 ms quiet stretch), not fooled by the
+  story's own pauses (see :meth:`TurnTakingRun._measure_stop`).
 * :meth:`~TurnTakingRun.echo_answer` (set e): a story in the session that is
   current (the caller opens a fresh one per item, the speaker looped back into the
   microphone); counts barge-ins and answers cut that the bench did not cause, and
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bench.live import LiveLoop
@@ -71,7 +72,9 @@ class Item:
 
 
 class TurnTakingRun(LiveLoop):
-    """See the module docstring."""
+    """See the module docstring. ``verbose``: an item's note has the loop's events around its clip."""
+
+    verbose = False
 
     async def question(self, set_name: str, clip: Clip) -> Item:
         it = Item(set_name, clip.label())
@@ -147,33 +150,44 @@ class TurnTakingRun(LiveLoop):
         it.self_interruptions = self.self_interruptions(mark)
         if set_name == "d":
             self._measure_stop(it, start, watch_until + 1.0, mark2)
+        if self.verbose:
+            it.note += f" [onset {start - pb.started_at:+.2f} after play; {self.timeline(mark2, start)}]"
         return it
 
     def _measure_stop(self, it: Item, onset: float, until: float, mark: int) -> None:
-        """Onset → ducked and → silent, unless the story itself went quiet first (a pause between its sentences,
-        which would pass for a fast stop): silence that begins before the loop stopped the playback (``BargeIn``),
-        or a drop before the loop heard the onset (``SpeechStarted``, less its 150 ms onset window), is not timed."""
-        pause = "the story paused at the onset (duck/stop not timed)"
+        """Onset → ducked and → silent, not fooled by the story's own pauses between sentences: a drop is looked for
+        from the moment the loop could have acted on (it heard the onset: ``SpeechStarted`` less its 150 ms onset
+        window; it stopped the playback: ``BargeIn``), and a quiet stretch that began earlier counts only when it
+        lasted through that moment (the story never came back)."""
         if self.quiet_before(onset, 0.15):
-            it.note = pause
+            it.note = "the story was in a pause at the onset (duck/stop not timed)"
             return
         heard = next((e.at for e in self.of(SpeechStarted, mark)), None)
         stopped = next((e.at for e in self.of(BargeIn, mark)), None)
-        silent = self.silent_after(onset, 0.3, until) if it.stopped else None
-        if silent is not None and stopped is not None and silent < stopped - 0.03:
-            it.note = pause
-            return
+        if heard is None:
+            return  # the loop never heard it: nothing ducked or stopped for it
+        silent = None
+        if it.stopped and stopped is not None:
+            silent = self._quiet_from(onset, stopped - 0.03, lambda t: self.silent_after(t, 0.3, until))
         ref = self.level_db(onset - 0.3, onset)
-        ducked = self.dropped_after(onset, ref - DUCK_DB, 0.1, until, smooth_ms=50)
+        ducked = self._quiet_from(onset, heard - 0.2, lambda t: self.dropped_after(t, ref - DUCK_DB, 0.1, until, smooth_ms=50))
         if ducked is not None and silent is not None:
             ducked = min(ducked, silent)  # silent is ducked too (the average lags a sharp stop)
-        if ducked is not None and heard is not None and ducked < heard - 0.2:
-            it.note = pause
-            return
         if ducked is not None:
             it.duck_ms = max(0.0, (ducked - onset) * 1000)
         if silent is not None:
             it.stop_ms = max(0.0, (silent - onset) * 1000)
+        if self.verbose:
+            rel = {k: None if v is None else round((v - onset) * 1000) for k, v in (("heard", heard), ("stopped", stopped))}
+            it.note += f" ms after onset {rel}, level before {ref:.0f} dBFS "
+
+    def _quiet_from(self, onset: float, acted: float, find: Callable[[float], float | None]) -> float | None:
+        """``find(t)``: the start of a drop after ``t``. The first one after the onset if the speaker stayed down
+        from there until the loop ``acted``, else the first one after that moment."""
+        first = find(onset)
+        if first is None or first >= acted or not self.audible_between(first + 0.3, acted + 0.1):
+            return first
+        return find(max(onset, acted))
 
     async def echo_answer(self, question: Clip) -> Item:
         it = Item("e", question.label())

@@ -87,6 +87,7 @@ def show(i: int, it: Item, t0: float) -> None:
 
 async def run_variant(server: PulseServer, variant: str, args: argparse.Namespace, work: Path, mat: Material) -> dict[str, Any]:
     run = TurnTakingRun(server, new_session(variant, work / "store"))
+    run.verbose = args.verbose
     items: dict[str, list[Item]] = {}
     run.start_recording()
     open_session = run.session
@@ -231,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated, run in this order: {', '.join(VARIANTS)}")
     p.add_argument("--quick", action="store_true", help="a smoke run: 4 items per set")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--verbose", action="store_true", help="notes with the loop's events around each clip of sets c and d")
     args = p.parse_args(argv)
     args.n = args.n if args.n is not None else 4 if args.quick else 20
     args.sets = [s.strip() for s in args.sets.split(",") if s.strip()]
