@@ -7,7 +7,8 @@ int16 PCM bytes, with the engines' leading / trailing silence trimmed
 
 Noise (16 kHz int16, seeded, at a given RMS level in dBFS): white noise, a fan
 (hum at 50 Hz and harmonics with a broadband whoosh), a keyboard (clicks at
-random intervals) and music (chords of harmonic tones with a beat).
+random intervals) and music (chords of harmonic tones with a beat); and a cough
+burst (:func:`cough`, for the backchannel bench).
 """
 
 from __future__ import annotations
@@ -134,6 +135,20 @@ def music_noise(ms: int, dbfs: float = -30.0, seed: int = 4) -> bytes:
     return _at_level(x * beat, dbfs)
 
 
+def cough(dbfs: float = -20.0, seed: int = 5) -> bytes:
+    """A cough burst: two or three 120-250 ms bursts of shaped noise (sharp attack, fast decay), 16 kHz int16."""
+    rng = np.random.default_rng(seed)
+    parts: list[np.ndarray] = []  # type: ignore[type-arg]
+    for _ in range(int(rng.integers(2, 4))):
+        n = int(RATE * rng.uniform(0.12, 0.25))
+        t = np.arange(n) / RATE
+        env = np.minimum(1.0, t / 0.008) * np.exp(-t / rng.uniform(0.05, 0.09))
+        body = np.convolve(rng.standard_normal(n), np.ones(4) / 4, mode="same")  # a throaty, duller hiss
+        voiced = 0.3 * np.sin(2 * np.pi * rng.uniform(120, 220) * t)
+        parts += [(body + voiced) * env, np.zeros(int(RATE * rng.uniform(0.06, 0.14)))]
+    return trim_silence(_at_level(np.concatenate(parts[:-1]), dbfs))
+
+
 NOISES: dict[str, Callable[[int, float], bytes]] = {
     "white": white_noise,
     "fan": fan_noise,
@@ -156,6 +171,7 @@ __all__ = [
     "ESPEAK_VOICES",
     "NOISES",
     "RATE",
+    "cough",
     "espeak_say",
     "fan_noise",
     "keyboard_noise",

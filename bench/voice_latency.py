@@ -34,13 +34,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
-import shutil
-import subprocess
 import sys
 import tempfile
-import time
-import wave
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,23 +46,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from pulse import MIC_SOURCE, PA_MIC, PA_SPEAKER, PulseServer, Recorder, pulse_server, window_rms_dbfs  # noqa: E402
+from pulse import PA_MIC, PA_SPEAKER, PulseServer, pulse_server  # noqa: E402
 
-from genx.agentkit.events import (  # noqa: E402
-    AssistantDone,
-    BargeIn,
-    Event,
-    LoopState,
-    SpeechEnded,
-    StateChanged,
-    TurnMetrics,
-    UserFinal,
-)
+from bench.live import STAGES as LOOP_STAGES  # noqa: E402
+from bench.live import LiveLoop, prepare  # noqa: E402
+from bench.speech import espeak_say  # noqa: E402
+from genx.agentkit.events import AssistantDone, BargeIn, LoopState, StateChanged, TurnMetrics  # noqa: E402
 from genx.agentkit.metrics import LatencyStats  # noqa: E402
 from genx.agentkit.store import ConversationStore  # noqa: E402
-
-RATE = 16000
-LOUD_DB = -45.0
 
 QUESTIONS = [
     "What is the capital of France?",
@@ -92,20 +78,8 @@ LONG_QUESTIONS = [
 INTERRUPTIONS = ["Stop please.", "Wait, stop.", "Hold on.", "Stop talking."]
 
 
-def espeak(text: str, folder: Path) -> np.ndarray:
-    out = folder / f"{abs(hash(text))}.wav"
-    if not out.exists():
-        subprocess.run(["espeak-ng", "-v", "en-us", "-s", "165", "-w", str(out), text], check=True, capture_output=True)
-    with wave.open(str(out)) as w:
-        x = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2")
-        rate = w.getframerate()
-    import soxr
-
-    return np.asarray(soxr.resample(x, rate, RATE), dtype=np.int16)
-
-
-def loud_windows(x: np.ndarray, threshold: float = LOUD_DB) -> np.ndarray:
-    return np.flatnonzero(window_rms_dbfs(x, RATE, 10) > threshold)
+def espeak(text: str) -> np.ndarray:
+    return np.frombuffer(espeak_say(text, "en-us", 165), dtype="<i2")
 
 
 @dataclass
@@ -118,7 +92,7 @@ class TurnResult:
     note: str = ""
 
 
-class Bench:
+class Bench(LiveLoop):
     def __init__(self, server: PulseServer, args: argparse.Namespace, workdir: Path, variant: str = "preemptive") -> None:
         from app.headless import Session
         from app.settings import Settings
@@ -127,105 +101,19 @@ class Bench:
         settings.loop.end_of_turn_silence_ms = args.eot_ms
         settings.loop.echo_cancellation = not args.no_aec
         settings.loop.preemptive_generation = variant == "preemptive"
+        workdir.mkdir(parents=True, exist_ok=True)
+        store = ConversationStore(workdir / "store")
+        super().__init__(server, Session(settings, input_device=PA_MIC, output_device=PA_SPEAKER, store=store))
         self.variant = variant
-        self.server = server
         self.args = args
         self.workdir = workdir
-        workdir.mkdir(parents=True, exist_ok=True)
-        self.session = Session(settings, input_device=PA_MIC, output_device=PA_SPEAKER, store=ConversationStore(workdir / "store"))
-        self.events: list[Event] = []
         self.expected_bargeins = 0
-        self.user_audio: list[tuple[float, float]] = []  # (start, end) of everything the bench said or did
-        self.mic: Recorder | None = None
-        self.spk: Recorder | None = None
-
-    def say(self, audio: np.ndarray) -> Any:
-        pb = self.server.play_into_mic(audio)
-        self.user_audio.append((pb.started_at, pb.started_at + pb.duration_s + 1.0))
-        return pb
-
-    def self_interruptions(self) -> int:
-        """Barge-ins the loop reported while the bench was not talking (nor stopping the answer)."""
-        return sum(1 for e in self.of(BargeIn) if not any(a <= e.at <= b for a, b in self.user_audio))
-
-    def done_after(self, mark: int) -> list[AssistantDone]:
-        """AssistantDone of the turn the bench started after ``mark`` (not of an answer cut meanwhile)."""
-        finals = self.of(UserFinal, mark)
-        if not finals:
-            return []
-        return [d for d in self.of(AssistantDone, mark) if d.turn_id == finals[0].turn_id]
-
-    def of(self, kind: type[Any], since: int = 0) -> list[Any]:
-        return [e for e in self.events[since:] if isinstance(e, kind)]
-
-    async def wait(self, pred: Any, limit: float) -> bool:
-        deadline = time.monotonic() + limit
-        while not pred():
-            if time.monotonic() > deadline:
-                return False
-            await asyncio.sleep(0.02)
-        return True
-
-    async def wait_quiet(self, seconds: float = 0.8, limit: float = 30.0) -> None:
-        """Until the speaker has been quiet for ``seconds`` and the loop listens."""
-        assert self.spk is not None
-        deadline = time.monotonic() + limit
-        while time.monotonic() < deadline:
-            x = self.spk.samples()[-int(seconds * RATE) :]
-            loop = self.session.loop
-            if x.size and loud_windows(x).size == 0 and loop is not None and loop.state is LoopState.LISTENING:
-                return
-            await asyncio.sleep(0.1)
-
-    def voiced_span(self, start_t: float, dur: float) -> tuple[float, float] | None:
-        """(first, last) voiced time in the microphone recording within [start_t, start_t + dur]."""
-        assert self.mic is not None
-        x = self.mic.samples()
-        i0 = self.mic.index_at(start_t)
-        i1 = min(x.size, self.mic.index_at(start_t + dur))
-        idx = loud_windows(x[i0:i1])
-        if idx.size == 0:
-            return None
-        first = i0 + idx[0] * RATE // 100
-        last = i0 + (idx[-1] + 1) * RATE // 100
-        return float(self.mic.time_of(first)), float(self.mic.time_of(last))
-
-    def first_audible_after(self, t: float) -> float | None:
-        assert self.spk is not None
-        x = self.spk.samples()
-        i0 = self.spk.index_at(t)
-        idx = loud_windows(x[i0:])
-        if idx.size == 0:
-            return None
-        return float(self.spk.time_of(i0 + idx[0] * RATE // 100))
-
-    def quiet_before(self, t: float, seconds: float) -> bool:
-        assert self.spk is not None
-        x = self.spk.samples()
-        i1 = self.spk.index_at(t)
-        i0 = max(0, i1 - int(seconds * RATE))
-        return bool(i1 > i0 and loud_windows(x[i0:i1]).size == 0)
-
-    def silent_after(self, t: float, quiet_s: float = 0.3) -> float | None:
-        """Start of the first ≥ ``quiet_s`` quiet stretch of the speaker after ``t``."""
-        assert self.spk is not None
-        x = self.spk.samples()
-        i0 = self.spk.index_at(t)
-        levels = window_rms_dbfs(x[i0:], RATE, 10)
-        need = int(quiet_s * 100)
-        quiet = levels <= LOUD_DB
-        run = 0
-        for i, q in enumerate(quiet):
-            run = run + 1 if q else 0
-            if run >= need:
-                return float(self.spk.time_of(i0 + (i - need + 1) * RATE // 100))
-        return None
 
     async def v2v_turn(self, text: str) -> TurnResult:
         loop = self.session.loop
         assert loop is not None
         mark = len(self.events)
-        audio = espeak(text, self.workdir)
+        audio = espeak(text)
         pb = self.say(audio)
         ok = await self.wait(lambda: any(isinstance(e, StateChanged) and e.state is LoopState.SPEAKING for e in self.events[mark:]), 60)
         if not ok:
@@ -234,9 +122,7 @@ class Bench:
         await asyncio.sleep(1.2)
         if not self.done_after(mark):
             self.expected_bargeins += 1
-            now = time.monotonic()
-            self.user_audio.append((now - 0.1, now + 0.5))
-            loop.stop_speaking()  # enough heard: keep the bench short
+            self.stop_answer()  # enough heard: keep the bench short
         await self.wait(lambda: bool(self.of(AssistantDone, mark)), 20)
         span = self.voiced_span(pb.started_at, pb.duration_s + 1.0)
         if span is None:
@@ -259,7 +145,7 @@ class Bench:
         await self.wait(lambda: loop.state is LoopState.LISTENING, 10)
         await asyncio.sleep(0.5)  # the cut answer (if any) has been written
         mark = len(self.events)
-        pb = self.say(espeak(text, self.workdir))
+        pb = self.say(espeak(text))
         ok = await self.wait(lambda: any(isinstance(e, StateChanged) and e.state is LoopState.SPEAKING for e in self.events[mark:]), 60)
         if not ok:
             return TurnResult("bargein", note="no answer")
@@ -271,7 +157,7 @@ class Bench:
         g0 = (g.gated, g.passed, g.passed_raw) if g is not None else (0, 0, 0)
         if g is not None and self.args.verbose:
             g.trace = []
-        pb2 = self.say(espeak(interruption, self.workdir))
+        pb2 = self.say(espeak(interruption))
         got = await self.wait(lambda: bool(self.of(BargeIn, mark)), 10)
         await asyncio.sleep(0.8)
         res = TurnResult("bargein")
@@ -317,35 +203,9 @@ class Bench:
         _ = pb
         return res
 
-    def turn_metrics(self, mark: int) -> TurnMetrics | None:
-        """The metrics of the turn the bench started after ``mark``."""
-        finals = self.of(UserFinal, mark)
-        return next((m for m in self.of(TurnMetrics, mark) if finals and m.turn_id == finals[0].turn_id), None)
-
-    def stages(self, mark: int, speech_end: float, heard: float | None) -> dict[str, float]:
-        m = self.turn_metrics(mark)
-        if m is None:
-            return {}
-        ends = [e for e in self.of(SpeechEnded, mark) if e.turn_id == m.turn_id]
-        out: dict[str, float] = {}
-        if ends:
-            out["eot_wait"] = (ends[-1].at - speech_end) * 1000
-        if m.generation_start is not None:
-            out["transcript"] = (m.generation_start - speech_end) * 1000
-        if m.first_token is not None and m.generation_start is not None:
-            out["llm_first_token"] = (m.first_token - m.generation_start) * 1000
-        if m.first_audio is not None and m.first_token is not None:
-            out["tts_first_audio"] = (m.first_audio - m.first_token) * 1000
-        if m.first_played is not None and m.first_audio is not None:
-            out["held"] = (m.first_played - m.first_audio) * 1000
-        if heard is not None and m.first_played is not None:
-            out["device_out"] = (heard - m.first_played) * 1000
-        return out
-
     async def run(self) -> list[TurnResult]:
-        self.mic = self.server.record(MIC_SOURCE)
-        self.spk = self.server.record()
-        await self.session.start(self.events.append)
+        self.start_recording()
+        await self.start_session()
         results: list[TurnResult] = []
         try:
             await asyncio.sleep(1.0)
@@ -366,8 +226,7 @@ class Bench:
                 await self.wait_quiet()
         finally:
             await self.session.close()
-            self.mic.stop()
-            self.spk.stop()
+            self.stop_recording()
         return results
 
 
@@ -403,7 +262,7 @@ def summarize(results: list[TurnResult], bench: Bench, args: argparse.Namespace)
     return out
 
 
-STAGES = ["eot_wait", "transcript", "llm_first_token", "tts_first_audio", "held", "device_out", "bi_detect", "bi_stop", "bi_device"]
+STAGES = [*LOOP_STAGES, "bi_detect", "bi_stop", "bi_device"]
 
 
 def print_table(runs: list[dict[str, Any]]) -> None:
@@ -475,11 +334,8 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [v for v in args.variants if v not in VARIANTS]
     if unknown or not args.variants:
         p.error(f"unknown variant(s) {unknown}; choose from {', '.join(VARIANTS)}")
-    if shutil.which("espeak-ng") is None:
-        print("espeak-ng is required (apt-get install espeak-ng)", file=sys.stderr)
+    if not prepare():
         return 2
-    logging.basicConfig(level=logging.WARNING)
-    logging.getLogger("app.audio").setLevel(logging.ERROR)
     runs = asyncio.run(amain(args))
     print_table(runs)
     if args.json:

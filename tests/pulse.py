@@ -162,10 +162,13 @@ class Recorder:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def samples(self) -> np.ndarray:
+    def samples(self, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """The recorded samples ``[start:stop]`` so far (a copy; a long run's benches read pieces, not all of it)."""
         with self._lock:
-            n = len(self._buf) // 2 * 2
-            return np.frombuffer(bytes(self._buf[:n]), dtype="<i2").copy()
+            n = len(self._buf) // 2
+            end = n if stop is None else max(0, min(n, stop))
+            begin = max(0, min(start, end))
+            return np.frombuffer(bytes(self._buf[2 * begin : 2 * end]), dtype="<i2").copy()
 
     def marks(self) -> list[tuple[float, int]]:
         with self._lock:
