@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import tomli_w
+import tomlkit
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -75,7 +75,7 @@ def mutated_defaults(draw: st.DrawFn) -> dict[str, Any]:
 
 def write(doc: dict[str, Any], directory: Path) -> Path:
     p = directory / "config.toml"
-    p.write_text(tomli_w.dumps(doc), encoding="utf-8")
+    p.write_text(tomlkit.dumps(doc), encoding="utf-8")
     return p
 
 
