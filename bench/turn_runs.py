@@ -81,8 +81,14 @@ class TurnTakingRun(LiveLoop):
         mark = len(self.events)
         pb = self.say(clip.audio)
         played_until = pb.started_at + clip.duration_s
-        # the answer to the whole clip: the loop speaks once the clip is over (or never)
-        ok = await self.wait(lambda: time.monotonic() > played_until and self.loop.state is LoopState.SPEAKING, clip.duration_s + 20)
+
+        # the answer to the whole clip: the loop speaks once the clip is over (or never); a short answer may be over
+        # between two polls, so a SPEAKING event after the clip's end counts too
+        def answering() -> bool:
+            now_speaking = time.monotonic() > played_until and self.loop.state is LoopState.SPEAKING
+            return now_speaking or self.reached(LoopState.SPEAKING, mark, after=played_until)
+
+        ok = await self.wait(answering, clip.duration_s + 20)
         if ok:
             await asyncio.sleep(HEARD_S)
         await self.settle()
