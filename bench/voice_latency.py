@@ -23,7 +23,8 @@ Variants run one after the other on the same server and are printed side by side
 ``preemptive`` (the app's behaviour: the answer starts at a pause, held until the
 end of turn) and ``baseline`` (the answer starts at the end of turn).
 
-Usage: ``python bench/voice_latency.py [--turns 24] [--eot-ms 300] [--variants preemptive,baseline] [--echo] [--json]``.
+Usage: ``python bench/voice_latency.py [--turns 24] [--eot-ms 300] [--turn-detection smart-turn|silence]
+[--variants preemptive,baseline] [--echo] [--json]``.
 With ``--json`` the last line is one JSON object: the first variant's ``turns``,
 ``v2v_ms_p50``, ``v2v_ms_p95``, ``bargein_ms_p50``, ``bargein_ms_p95``,
 ``self_interruptions`` and stages at the top level, every variant under ``variants``.
@@ -99,6 +100,7 @@ class Bench(LiveLoop):
 
         settings = Settings()
         settings.loop.end_of_turn_silence_ms = args.eot_ms
+        settings.loop.turn_detection = args.turn_detection
         settings.loop.echo_cancellation = not args.no_aec
         settings.loop.preemptive_generation = variant == "preemptive"
         workdir.mkdir(parents=True, exist_ok=True)
@@ -253,6 +255,7 @@ def summarize(results: list[TurnResult], bench: Bench, args: argparse.Namespace)
         "self_interruptions": self_int,
         "preemptive_turns": preempted,
         "eot_ms": args.eot_ms,
+        "turn_detection": args.turn_detection,
         "aec": not args.no_aec,
         "echo_loopback": args.echo,
         "stages_ms_p50": {n: round(s.p50, 1) for n, s in stages.items() if len(s)},
@@ -269,7 +272,8 @@ def print_table(runs: list[dict[str, Any]]) -> None:
     first = runs[0]
     print()
     print(
-        f"voice loop latency, {first['turns']} turns per variant (end-of-turn silence {first['eot_ms']} ms, "
+        f"voice loop latency, {first['turns']} turns per variant (end of turn: {first['turn_detection']}, "
+        f"silence rule {first['eot_ms']} ms, "
         f"AEC {'on' if first['aec'] else 'off'}, echo loop-back {'on' if first['echo_loopback'] else 'off'})"
     )
     head = "".join(f"{r['variant'] + ' p50':>16s}{'p95':>8s}" for r in runs)
@@ -323,7 +327,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--turns", type=int, default=24)
     p.add_argument("--bargein-every", type=int, default=2, help="every N-th turn is a barge-in turn (0: none)")
-    p.add_argument("--eot-ms", type=int, default=300, help="end-of-turn silence (the app default is 500)")
+    p.add_argument("--eot-ms", type=int, default=300, help="end-of-turn silence with --turn-detection silence (the app default is 500)")
+    p.add_argument("--turn-detection", choices=["smart-turn", "silence"], default="smart-turn", help="end-of-turn rule (the app default)")
     p.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated, run in this order: {', '.join(VARIANTS)}")
     p.add_argument("--no-aec", action="store_true", help="run without the echo canceller")
     p.add_argument("--echo", action="store_true", help="loop the speaker back into the microphone at -10 dB")
