@@ -92,7 +92,11 @@ class SingleInstance(QObject):
 
     def acquire(self, timeout_ms: int = 500) -> bool:
         """True when this process is now the single instance; False when another one runs (it was asked to come forward)."""
-        directory = self._directory or runtime_dir()
+        try:
+            directory = self._directory or runtime_dir()
+        except OSError as e:  # e.g. an unwritable HOME without XDG_RUNTIME_DIR: run, but unguarded
+            log.warning("no private runtime directory (%s): Parley runs without the one-window check", e)
+            return True
         stem = _stem(self.name)
         self.socket_path, self.lock_path = directory / f"{stem}.sock", directory / f"{stem}.lock"
         if fcntl is not None and not self._lock():

@@ -92,3 +92,17 @@ def test_a_socket_file_left_by_a_crash_does_not_block_the_next_launch(qtbot, sho
             assert not SingleInstance("crashed", directory=short_dir).acquire()
     finally:
         first.release()
+
+
+def test_without_a_private_runtime_directory_parley_still_starts_unguarded(qapp, monkeypatch, caplog) -> None:  # type: ignore[no-untyped-def]
+    import app.single_instance as si
+
+    def no_dir() -> Path:
+        raise NotADirectoryError("/blocked/home/.cache/parley/run")  # an unwritable HOME and no XDG_RUNTIME_DIR
+
+    monkeypatch.setattr(si, "runtime_dir", no_dir)
+    inst = si.SingleInstance("no-runtime-dir")
+    with caplog.at_level("WARNING"):
+        assert inst.acquire() is True  # the window starts
+    assert "without the one-window check" in caplog.text
+    inst.release()
