@@ -164,7 +164,10 @@ _NEEDS: dict[str, tuple[str, ...]] = {
     "set_alarm": (r"\b(?:alarm|wake)\b",),
     "set_reminder": (r"\b(?:remind|reminder|forget|remember)\b",),
     "list_timers": (_KINDS + r"|\b(?:pending|left|timing|running|set)\b",),
-    "cancel_timer": (r"\b(?:cancel|stop|delete|remove|off|clear|never ?mind|forget|kill|dismiss|rid|disable|scrap)\b", _KINDS + r"|\b(?:it|that|all)\b"),
+    "cancel_timer": (
+        r"\b(?:cancel|stop|delete|remove|off|clear|never ?mind|forget|kill|dismiss|rid|disable|scrap)\b",
+        _KINDS + r"|\b(?:it|that|all)\b",
+    ),
 }
 _NEEDS_RX = {k: tuple(re.compile(p, re.IGNORECASE) for p in v) for k, v in _NEEDS.items()}
 
