@@ -34,6 +34,7 @@ __all__ = [
     "Intent",
     "intent_call",
     "intent_from_match",
+    "plausible",
     "rules_from_tools",
 ]
 
@@ -144,3 +145,33 @@ def intent_from_match(result: MatchResult, tools: Mapping[str, FuncTool]) -> Int
     except ToolArgumentsError:
         return None
     return Intent(tool.name, args, source="model")
+
+
+_NUMBER = r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|half|a|an)\b"
+_KINDS = r"\b(?:timers?|alarms?|reminders?|countdowns?)\b"
+#: Words a message asking for each tool cannot do without. A 135M router also names tools for small talk
+#: ("what is love" → list_timers); a routed tool whose words are missing is not trusted.
+_NEEDS: dict[str, tuple[str, ...]] = {
+    "current_time": (r"\b(?:time|hour|clock|o'?clock|late|early)\b",),
+    "date_info": (r"\b(?:day|days|date|week|weeks|month|year|until|till|since|ago|today|tomorrow|yesterday|weekday)\b|\d",),
+    "calculate": (
+        _NUMBER,
+        r"[-+*/x%^]|\b(?:times|plus|minus|divided|over|percent|squared|cubed|root|power|factorial|sum|product|split|"
+        r"add|subtract|multiply|divide|half|double|twice)\b",
+    ),
+    "convert_units": (_NUMBER, r"\b(?:in|to|into|as|is|are)\b"),
+    "set_timer": (r"\b(?:timer|countdown|count down|time me|minutes?|seconds?|hours?|mins?|secs?)\b",),
+    "set_alarm": (r"\b(?:alarm|wake)\b",),
+    "set_reminder": (r"\b(?:remind|reminder|forget|remember)\b",),
+    "list_timers": (_KINDS + r"|\b(?:pending|left|timing|running|set)\b",),
+    "cancel_timer": (
+        r"\b(?:cancel|stop|delete|remove|off|clear|never ?mind|forget|kill|dismiss|rid|disable|scrap)\b",
+        _KINDS + r"|\b(?:it|that|all)\b",
+    ),
+}
+_NEEDS_RX = {k: tuple(re.compile(p, re.IGNORECASE) for p in v) for k, v in _NEEDS.items()}
+
+
+def plausible(intent: Intent, text: str) -> bool:
+    """Does ``text`` have the words its tool needs (:data:`_NEEDS`)? Tools without a list always are."""
+    return all(rx.search(text) for rx in _NEEDS_RX.get(intent.tool, ()))

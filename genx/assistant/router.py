@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from string import Template
 
-from genx.assistant.intents import NONE_EXAMPLES, Intent, intent_from_match, rules_from_tools
+from genx.assistant.intents import NONE_EXAMPLES, Intent, intent_from_match, plausible, rules_from_tools
 from genx.errors import Truncated
 from genx.generators import Generator
 from genx.generators.llamacpp import LlamaCppGenerator
@@ -121,6 +121,9 @@ class ModelRouter:
         rule = self.matcher.rule(first.rule)
         line = rule.line(first.values()) if rule is not None else first.raw_text
         intent = None if first.is_none else intent_from_match(first, self._tools)
+        if intent is not None and not plausible(intent, text):
+            log.info("router: %r was routed to %s without the words that tool needs; not trusted", text, intent.tool)
+            return RouteResult(None, line, ms)
         if intent is None and not first.is_none:
             log.info("router: %r gave the unusable line %r (%s)", text, line, "; ".join(first.problems()) or "arguments refused")
         return RouteResult(intent, line, ms)

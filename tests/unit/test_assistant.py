@@ -336,3 +336,41 @@ async def test_closing_the_answer_during_a_slow_tool_cancels_it_and_keeps_histor
     assert report.interrupted
     assert [c.status for c in report.calls] == [CallStatus.CANCELLED]
     assert len(model.contexts) == 1
+
+
+@pytest.mark.parametrize(
+    ("tool", "text", "trusted"),
+    [
+        ("list_timers", "what is love", False),
+        ("current_time", "who won the world cup", False),
+        ("set_reminder", "good morning", False),
+        ("current_time", "could you tell me the hour in Lima", True),
+        ("set_timer", "put a ten minute countdown on", True),
+        ("cancel_timer", "get rid of the alarm", True),
+        ("calculate", "what's twelve plus thirty", True),
+    ],
+)
+def test_a_routed_tool_is_trusted_only_with_the_words_it_needs(tool: str, text: str, trusted: bool) -> None:
+    from genx.assistant.intents import plausible
+
+    assert plausible(Intent(tool, {}), text) is trusted
+
+
+async def test_the_router_drops_a_tool_named_for_small_talk() -> None:
+    from genx.assistant.router import ModelRouter
+
+    class Says:
+        def __init__(self, line: str) -> None:
+            self.line = line
+
+        async def generate_stream(self, pattern: str, ctx: ModelContext) -> Stream:
+            b = StreamBuilder()
+            b.push(MessageChunk(role=Role.ASSISTANT, part=Text(self.line)))
+            b.done()
+            return b.stream
+
+    tools = offline_tools()
+    small_talk = await ModelRouter(Says("list_timers"), tools).route("what is love")  # type: ignore[arg-type]
+    assert small_talk.intent is None and small_talk.line == "list_timers"
+    real = await ModelRouter(Says("current_time: place=Lima"), tools).route("the hour in Lima?")  # type: ignore[arg-type]
+    assert real.intent == Intent("current_time", {"place": "Lima"}, "model")
