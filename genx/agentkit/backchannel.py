@@ -5,8 +5,8 @@ phrase ("stop", "wait", "hold on", "quiet", ...), ``"backchannel"`` when every
 word is listener talk ("mm-hm", "uh-huh", "okay", "yeah", "right", "sure", "I
 see", ...), ``"empty"`` when there are no words (a cough, a door), else
 ``"words"``. :func:`is_interruption` is the rule the turn manager applies: a
-stop phrase interrupts at once; other words only when there are at least
-``min_words`` of them (a tiny ASR hears "mm-hm" as "and, man, man"); anything
+stop phrase interrupts at once; so do other words (at least ``min_words``: the
+echo gate may pass only part of real speech while Parley plays); anything
 else only after ``after_ms`` of voiced speech. Pure and table-driven.
 """
 
@@ -56,7 +56,10 @@ def classify(text: str) -> Meaning:
     return "backchannel" if joined else "empty"
 
 
-MIN_WORDS = 4  # words that are not listener talk, before they count as an interruption without a stop phrase
+# Words that are not listener talk before they interrupt without a stop phrase. One: while Parley speaks the echo gate
+# may let only a fragment of the user's words through ("talking please" of "wait, stop talking please"), so any such
+# word counts. The price: whisper hearing a robotic "mm-hm" as "and, man, man" stops Parley (measured, left open).
+MIN_WORDS = 1
 
 
 def is_interruption(text: str, voiced_ms: float, *, after_ms: float, min_words: int = MIN_WORDS) -> bool:

@@ -143,9 +143,10 @@ class TurnManager:
             return
         if _voiced_ms(route.turn) >= self._core.config.interrupt_after_ms:
             self._interrupt(c, f"{_voiced_ms(route.turn):.0f} ms of speech")
-        elif route.pauses.quiet_ms >= BACKCHANNEL_PAUSE_MS:
-            # it stopped short of an interruption: the answer's volume comes back now, not after the end-of-turn wait
-            self._dismiss(c, route.turn, route.turn.heard_so_far(route.current.provisional if route.current else ""))
+        elif route.pauses.quiet_ms >= BACKCHANNEL_PAUSE_MS and route.current is not None and route.current.provisional:
+            # it stopped short of an interruption, and the ASR has judged the words of the pause (the echo gate may
+            # pass real speech only in fragments: never dismiss before the words are known): the volume comes back now
+            self._dismiss(c, route.turn, route.turn.heard_so_far(route.current.provisional))
 
     def _interrupt(self, c: Candidate, why: str) -> None:
         """The speech over the answer is a real interruption: the answer is cut (kept up to what was heard)."""

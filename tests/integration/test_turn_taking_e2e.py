@@ -56,12 +56,12 @@ async def test_a_question_with_a_long_pause_mid_sentence_is_answered_only_after_
 async def test_a_backchannel_while_parley_speaks_does_not_stop_the_answer(
     pulse_env: PulseServer, tmp_path: Path, speak: Callable[[str], bytes]
 ) -> None:
-    async with Live(pulse_env, tmp_path, system_prompt=STORYTELLER) as live:
+    async with Live(pulse_env, tmp_path, system_prompt=STORYTELLER, backchannel_ducking=True) as live:
         await asyncio.sleep(0.5)
         live.say(speak(STORY_QUESTION))
         await live.wait_for(lambda: live.reached(LoopState.SPEAKING), 120, "speech")
         await wait_until_mid_answer(live)
-        onset, _ = live.say(speak("Mm-hm."))
+        onset, _ = live.say(speak("Okay."))  # (whisper hears espeak's "mm-hm" as words: a known limit)
         await live.wait_for(lambda: bool(live.of(SpeechDismissed)) or bool(live.of(BargeIn)), 30, "the backchannel to be judged")
         audio = await live.recording(1.5)
         assert live.rec is not None

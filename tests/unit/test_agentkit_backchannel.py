@@ -6,6 +6,7 @@ import pytest
 
 from genx.agentkit.backchannel import classify, is_interruption
 from genx.agentkit.events import AssistantDone, BargeIn, SpeechDismissed, UserFinal
+from genx.agentkit.loop import LoopConfig
 from genx.agentkit.testing import Reply, Rig
 
 pytestmark = pytest.mark.timeout(60)
@@ -43,12 +44,12 @@ def test_words_over_the_answer_are_classified_by_the_table(text: str, meaning: s
     ("text", "voiced_ms", "interrupts"),
     [
         ("Mm-hm.", 500, False),
-        ("And, man, man.", 450, False),  # a misheard murmur: too few words, too short
         ("", 300, False),  # a cough
         ("wait", 200, True),  # a stop phrase, however short
         ("tell me about dogs", 600, True),  # enough words
-        ("What about cats?", 400, False),  # three words, short: not yet ...
-        ("What about cats?", 850, True),  # ... but it goes on long enough
+        ("What about cats?", 400, True),
+        ("talking please", 300, True),  # what the echo gate let through of "wait, stop talking please"
+        ("okay", 900, True),  # listener talk that goes on this long is speech
         ("", 900, True),  # long sound with no words yet
     ],
 )
@@ -62,6 +63,7 @@ STORY_TEXT = "".join(t for _, t in STORY.tokens).strip()
 
 
 async def _rig(**kw: object) -> Rig:
+    kw.setdefault("config", LoopConfig(generator="fake/model", system_prompt="Be brief.", backchannel_ducking=True))
     rig = Rig(**kw)  # type: ignore[arg-type]
     await rig.start()
     return rig
