@@ -39,6 +39,7 @@ from genx.agentkit.events import (
 from genx.agentkit.loop import LoopConfig, VoiceLoop
 from genx.agentkit.store import ConversationStore
 from genx.agentkit.tts import StreamkitSpeech
+from genx.deadline import Deadline
 from genx.generators import Generator
 from genx.generators.mux import GeneratorMux
 from genx.transformers import Transformer
@@ -47,6 +48,11 @@ from genx.transformers.mux import TransformerMux
 log = logging.getLogger("parley.headless")
 
 EXIT_OK, EXIT_ERROR, EXIT_NO_DEVICE, EXIT_CONFIG = 0, 1, 2, 3
+
+# closing a session: the whole budget, what the loop leaves for the devices, and what each device gets at least
+CLOSE_TIMEOUT_S = 8.0
+DEVICE_RESERVE_S = 1.5
+DEVICE_FLOOR_S = 0.5
 
 
 @dataclass
@@ -244,17 +250,34 @@ class Session:
             stack.assistant.start()
         return self.loop
 
-    async def close(self) -> None:
-        if self.stack is not None and self.stack.assistant is not None:
-            await self.stack.assistant.stop()
-        if self.loop is not None:
-            await self.loop.stop()
-        if self.capture is not None:
-            await self.capture.stop()
-        if self.player is not None:
-            await self.player.close()
-        if self.stack is not None:
-            await self.stack.aclose()
+    async def close(self, deadline: Deadline | float | None = None) -> None:
+        """Stop the loop (the answer cut where it was heard, the history written last), then close the devices
+        and the models, all within one ``deadline`` (default ``CLOSE_TIMEOUT_S``); the devices are closed
+        whatever happened before (an error, a cancelled caller, a loop that took all its time)."""
+        dl = Deadline.of(deadline, CLOSE_TIMEOUT_S)
+        try:
+            if self.stack is not None and self.stack.assistant is not None:
+                await dl.wait(self.stack.assistant.stop())
+            if self.loop is not None:  # the loop ends by its deadline; waiting up to ours guards one that does not
+                ok, _ = await dl.wait(self.loop.stop(dl.keeping(DEVICE_RESERVE_S)))
+                if not ok:
+                    log.warning("the voice loop did not stop in time; closing the devices anyway")
+        finally:
+            closers = [
+                ("the microphone", self.capture.stop if self.capture is not None else None),
+                ("the speaker", self.player.close if self.player is not None else None),
+                ("the models", self.stack.aclose if self.stack is not None else None),
+            ]
+            for what, close in closers:
+                if close is None:
+                    continue
+                try:
+                    ok, _ = await dl.wait(close(), floor_s=DEVICE_FLOOR_S)
+                except Exception as e:
+                    log.warning("closing %s failed: %s", what, e)
+                    continue
+                if not ok:
+                    log.warning("closing %s did not finish in time; left it to finish in the background", what)
 
 
 async def run_headless(args: argparse.Namespace, *, out: TextIO = sys.stdout, err: TextIO | None = None, backend: Any = None) -> int:

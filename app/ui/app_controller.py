@@ -33,6 +33,7 @@ from app.ui.theme import apply_theme
 from app.ui.tray import Tray
 from genx.agentkit.events import LoopControl, Mode
 from genx.agentkit.store import ConversationStore
+from genx.deadline import Deadline
 
 if TYPE_CHECKING:  # dialogs are imported when first opened: they are not on the startup path
     from app.ui.dialogs import AboutDialog
@@ -360,14 +361,14 @@ class AppController(QObject):
         w = self.window
         w.set_progress("Closing…", -1)
         w.save_geometry()
-        await self.loader.stop(self.close_grace_s)
+        deadline = Deadline.after(self.close_grace_s)  # one budget for the whole quit
+        await self.loader.stop(deadline.keeping(self.close_grace_s, at_most=0.5).remaining())
         loop, self.loop = self.loop, None
         self.presenter.detach()
         if loop is not None:
-            await close_loop(loop, self.close_grace_s)
-        try:
-            await asyncio.wait_for(self.presenter.drain(), 2.0)
-        except TimeoutError:
+            await close_loop(loop, deadline)
+        ok, _ = await deadline.wait(self.presenter.drain(), floor_s=0.2)
+        if not ok:
             log.warning("conversation list refresh still running at quit")
         for dlg in list(self.dialogs):
             dlg.close()

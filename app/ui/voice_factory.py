@@ -19,6 +19,7 @@ from app.settings import Settings
 from genx.agentkit.events import EventBus, LoopState, Mode
 from genx.agentkit.store import ConversationStore
 from genx.chunk import MessageChunk
+from genx.deadline import Deadline
 from genx.errors import Done
 from genx.stream import Stream, StreamBuilder
 
@@ -72,18 +73,22 @@ class RunningLoop:
     def conversation_id(self) -> str:
         return str(self.inner.conversation_id)
 
-    async def aclose(self) -> None:
+    async def aclose(self, deadline: Deadline | float | None = None) -> None:
+        """Close within ``deadline`` (a :class:`~genx.deadline.Deadline` or seconds; default 8 s)."""
         if self._closed:
             return
         self._closed = True
+        dl = Deadline.of(deadline, 8.0)
         if self.session is not None:
-            await self.session.close()  # stops the loop (the turn in progress is stored), then capture, player, models
-        else:
+            await self.session.close(dl)  # stops the loop (the turn in progress is stored), then capture, player, models
+            return
+        try:
             if self.assistant is not None:
-                await self.assistant.stop()
-            await self.inner.stop()
+                await dl.wait(self.assistant.stop())
+            await self.inner.stop(dl)
+        finally:
             if self.generators is not None:
-                await self.generators.aclose()
+                await dl.wait(self.generators.aclose(), floor_s=0.5)
 
 
 class SilentSpeech:

@@ -36,11 +36,15 @@ from genx.agentkit.speaker import AnswerAudio
 from genx.agentkit.spoken import SegmentRecorder
 from genx.agentkit.turns import Answer, Turn
 from genx.chunk import Blob, MessageChunk, Role, Text
+from genx.deadline import Deadline
 from genx.errors import Blocked, Done, Truncated
 from genx.ids import new_stream_id
 from genx.stream import Stream, StreamBuilder
 
 log = logging.getLogger("genx.agentkit.loop")
+
+# a cut cancelled at a stop's deadline records its turn at once; this bounds the rest of its unwinding
+_CANCELLED_CUT_S = 0.2
 
 
 class AnswerRunner:
@@ -142,10 +146,19 @@ class AnswerRunner:
         if ans.audio is not None and not ans.finished and not ans.interrupted:
             self._player.play(ans.audio)
 
-    async def wait_cuts(self, timeout_s: float) -> None:
-        for t in list(self.cutting):
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(asyncio.shield(t), timeout_s)
+    async def wait_cuts(self, deadline: Deadline) -> None:
+        """Wait for the pending cuts until ``deadline``. A cut still running then (a player that does not stop, a
+        generation that does not close) is cancelled: its turn is recorded with what was heard so far."""
+        pending = set(self.cutting)
+        if not pending:
+            return
+        late = await deadline.wait_tasks(pending)
+        if not late:
+            return
+        log.warning("%d answer cut(s) still running at the stop's deadline; recording what was heard", len(late))
+        for t in late:
+            t.cancel()
+        await asyncio.wait(late, timeout=_CANCELLED_CUT_S)
 
     # -- the answer's task ----------------------------------------------------------------------
     async def _run(self, turn: Turn, ans: Answer) -> None:

@@ -60,6 +60,7 @@ class LoopConfig:
     answer_timeout_s: float = 60.0  # no token / audio progress for this long → give up the answer
     asr_timeout_s: float = 30.0  # transcript not back this long after the utterance ended → give up
     level_rate_hz: float = 25.0
+    stop_timeout_s: float = 8.0  # the whole stop (cut, tasks, history) when the caller gives no deadline
 
 
 class LoopCore:

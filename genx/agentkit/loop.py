@@ -36,7 +36,6 @@ with a ``LoopError``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -64,12 +63,18 @@ from genx.agentkit.recorder import Recorder
 from genx.agentkit.router import SpeechRouter
 from genx.agentkit.store import ConversationStore, ConversationStoreError, new_conversation_id, next_turn_seq
 from genx.agentkit.turn_manager import TurnManager
+from genx.deadline import Deadline
 from genx.errors import GenxError
 from genx.generators import Generator
 from genx.stream import Stream
 from genx.transformers import Transformer
 
 log = logging.getLogger("genx.agentkit.loop")
+
+# of a stop's time, kept for writing the history last (at most a quarter of it)
+STORE_RESERVE_S = 1.5
+# a cancelled reader or capture task is given this long to unwind, even past the deadline
+_TASK_UNWIND_S = 0.2
 
 
 class VoiceLoop:
@@ -202,29 +207,37 @@ class VoiceLoop:
         assert self.core.stopped is not None
         await self.core.stopped
 
-    async def stop(self) -> None:
-        """Cut any answer, flush the store, close every stream. Idempotent."""
+    async def stop(self, deadline: Deadline | float | None = None) -> None:
+        """Cut any answer (what was heard is recorded), close every stream, write the history last. Idempotent.
+
+        ``deadline`` bounds the whole stop (a :class:`~genx.deadline.Deadline` or seconds; default
+        ``LoopConfig.stop_timeout_s``): the cut and the tasks get the time the history writer does not need; a
+        cut still running then is ended where the player got to; the writer is never cancelled.
+        """
         core = self.core
         if not core.running:
             return
         core.running = False
+        dl = Deadline.of(deadline, core.config.stop_timeout_s, core.clock)
+        parts_by = dl.keeping(STORE_RESERVE_S)
         if self.turns.collecting is not None:
             self.turns.drop_held(self.turns.collecting, "stopped")
         self.turns.stop_answer(None, "stopped")
-        await self.answers.wait_cuts(5.0)
+        await self.answers.wait_cuts(parts_by)
         self.router.close_inputs()
         self.recorder.cancel_prefill()
         for t in self._tasks:
             t.cancel()
-        for t in self._tasks:
-            with contextlib.suppress(BaseException):
-                await t
+        if self._tasks:
+            late = await parts_by.wait_tasks(self._tasks, floor_s=_TASK_UNWIND_S)
+            if late:
+                log.warning("%d voice loop task(s) did not end at stop", len(late))
         self._tasks.clear()
         for u in self._unsubs:
             u()
         self._unsubs.clear()
         self.mic.close()
-        await self.recorder.close(10.0)
+        await self.recorder.close(dl)
         core.set_state(LoopState.IDLE, "stopped")
         if core.stopped is not None and not core.stopped.done():
             core.stopped.set_result(None)

@@ -544,6 +544,7 @@ class Rig:
         ptt_vad: bool = False,
         asr_delay: float = 0.0,
         turn_detector: Any = None,
+        player_class: type[VirtualPlayer] | None = None,
     ) -> None:
         self.clock = VirtualClock()
         t0 = self.clock.t
@@ -553,7 +554,7 @@ class Rig:
         self.asr = ScriptedAsr(transcripts, clock=self.clock, final_delay=asr_delay)
         self.gen = ScriptedGenerator(self.clock, replies)
         self.synth = synthesizer or ToneSynthesizer(samples_per_char)
-        self.player = VirtualPlayer(self.clock, latency_ms=latency_ms)
+        self.player = (player_class or VirtualPlayer)(self.clock, latency_ms=latency_ms)
         self.bus = EventBus()
         self.events: list[Event] = []
         self.bus.subscribe(self.events.append)
