@@ -37,7 +37,7 @@ from genx.agentkit.spoken import SegmentRecorder
 from genx.agentkit.turns import Answer, Turn
 from genx.chunk import Blob, MessageChunk, Role, Text
 from genx.deadline import Deadline
-from genx.errors import Blocked, Done, Truncated
+from genx.errors import Blocked, Done, StreamClosedError, Truncated
 from genx.ids import new_stream_id
 from genx.stream import Stream, StreamBuilder
 
@@ -191,7 +191,12 @@ class AnswerRunner:
                     ans.generated.append(part.text)
                     if not ans.held:
                         core.emit(AssistantDelta(turn_id=turn.turn_id, text=part.text))
-                    ans.text_in.push(MessageChunk.text(part.text, role=Role.ASSISTANT, stream_id=ans.route_id))
+                    try:
+                        ans.text_in.push(MessageChunk.text(part.text, role=Role.ASSISTANT, stream_id=ans.route_id))
+                    except StreamClosedError:
+                        if not ans.speech_failed:
+                            raise
+                        break  # the TTS failed and closed its input: the rest cannot be spoken
                     self._arm_watchdog(turn, ans)
         except asyncio.CancelledError:
             raise
@@ -241,6 +246,7 @@ class AnswerRunner:
         if c.is_end_of_stream() and c.error and not ans.interrupted and not ans.error:
             # the TTS ended the route with an error (the stream raises it next)
             ans.error = c.error
+            ans.speech_failed = True
             self._core.error(ErrorKind.TTS, f"speech synthesis failed: {c.error}", turn.turn_id)
 
     def _on_audio_end(self, audio: AnswerAudio, exc: BaseException | None) -> None:
@@ -250,12 +256,14 @@ class AnswerRunner:
         turn, ans = entry
         if ans.finished or ans.interrupted:
             return
-        if exc is not None and not ans.error:
-            ans.error = _describe(exc)
-            self._core.error(ErrorKind.TTS, f"speech synthesis failed: {ans.error}", turn.turn_id)
+        if exc is not None:
+            ans.speech_failed = True
+            if not ans.error:
+                ans.error = _describe(exc)
+                self._core.error(ErrorKind.TTS, f"speech synthesis failed: {ans.error}", turn.turn_id)
         if not audio.saw_open:
-            # no audio route reached the player: nothing will be played
-            self._finish(turn, ans, interrupted=False)
+            # no audio route reached the player: nothing will be played (nothing was heard when the TTS failed)
+            self._finish(turn, ans, interrupted=ans.speech_failed, spoken="" if ans.speech_failed else None)
 
     def on_played(self, pos: Any) -> None:
         entry = self._answers.get(str(pos.stream_id))
@@ -293,12 +301,16 @@ class AnswerRunner:
             return
         ans.played_samples = max(ans.played_samples, int(pos.samples_played))
         if bool(getattr(pos, "interrupted", False)):
-            # cut by an upstream error or by the output itself (not by the user): keep what was heard
+            # cut by an upstream error or by the output itself (not by the user): keep what was heard, marked
+            # interrupted (the rest of the answer was never spoken)
             ans.heard_samples = max(ans.heard_samples, int(pos.samples_heard))
             if not ans.error:
                 ans.error = "playback stopped"
                 self._core.error(ErrorKind.PLAYER, "playback of the answer stopped early", turn.turn_id)
-            self._finish(turn, ans, interrupted=False, spoken=ans.recorder.spoken(ans.heard_samples * 2))
+            self._finish(turn, ans, interrupted=True, spoken=ans.recorder.spoken(ans.heard_samples * 2))
+            return
+        if ans.speech_failed:  # every sample was played, but the TTS could not speak the rest of the text
+            self._finish(turn, ans, interrupted=True, spoken=ans.recorder.spoken(ans.played_samples * 2))
             return
         self._finish(turn, ans, interrupted=False)
 

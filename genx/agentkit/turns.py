@@ -86,6 +86,7 @@ class Answer:
     heard_samples: int = 0
     spoken: str = ""  # the last AssistantSpoken text
     error: str = ""
+    speech_failed: bool = False  # the TTS failed: only part of the answer could be spoken
     started_playing: bool = False
     interrupted: bool = False
     finished: bool = False

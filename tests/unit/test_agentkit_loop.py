@@ -366,10 +366,39 @@ async def test_tts_failure_reports_a_tts_error_keeps_what_was_heard_and_recovers
     assert any(e.kind is ErrorKind.TTS for e in rig.of(LoopError))
     done = rig.of(AssistantDone)[0]
     assert done.error
+    assert done.interrupted  # the rest of the answer was never spoken
     assert rig.loop.history.turns()[0].assistant_text == done.spoken_text
     assert rig.loop.state is LoopState.LISTENING
     await rig.run_until(11.0)
     assert rig.of(AssistantDone)[-1].text == "Fine."
+    await rig.stop()
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "heard"),
+    [
+        ("first", ""),
+        ("second", "The first sentence is here."),
+        ("third", "The first sentence is here. Then a second sentence follows it."),
+    ],
+)
+async def test_a_tts_failure_stores_only_the_sentences_spoken_before_it_marked_interrupted(
+    tmp_path: Path, fail_on: str, heard: str
+) -> None:
+    store = ConversationStore(tmp_path)
+    rig = await _rig(
+        speech=[(0.5, 1.5)], transcripts=["q1"], replies=[LONG], synthesizer=ToneSynthesizer(SPC, fail_on=fail_on), store=store
+    )
+    await rig.run_until(9.0)
+    await rig.loop.flush_store()
+    errors = rig.of(LoopError)
+    assert [e.kind for e in errors] == [ErrorKind.TTS], [e.message for e in errors]
+    recs = store.load(rig.loop.conversation_id)
+    assert [(r.assistant_text, r.interrupted) for r in recs] == [(heard, True)]
+    assert fail_on in recs[0].error
+    # the generation stops once the TTS cannot speak any more; what it generated is kept as generated text
+    assert LONG_TEXT.startswith(recs[0].generated_text) and recs[0].generated_text.startswith(heard)
+    assert [(t.assistant_text, t.interrupted) for t in rig.loop.history.turns()] == [(heard, True)]
     await rig.stop()
 
 
