@@ -17,7 +17,7 @@ from typing import Any
 
 from genx.agentkit.echo import FarEndTimeline, Resampler16k
 from genx.agentkit.metrics import Clock
-from genx.agentkit.spoken import generated_prefix
+from genx.agentkit.spoken import PrefixMatcher, generated_prefix
 from genx.agentkit.turns import Answer
 
 
@@ -37,6 +37,7 @@ class HeardTracker:
         self._clock = clock
         self._output_latency = output_latency
         self._far_rs: dict[str, Resampler16k] = {}
+        self._matchers: dict[str, PrefixMatcher] = {}  # per answer route
 
     @property
     def keeps_far(self) -> bool:
@@ -52,7 +53,14 @@ class HeardTracker:
         self._feed_far(ans, pos, played)
         ans.played_samples = max(ans.played_samples, played)
         ans.heard_samples = max(ans.heard_samples, int(pos.samples_heard))
-        return in_generated_words(ans.full_text(), ans.recorder.spoken(ans.heard_samples * 2))
+        spoken = ans.recorder.spoken(ans.heard_samples * 2)
+        if not spoken:
+            return ""
+        matcher = self._matchers.get(ans.route_id)
+        if matcher is None:
+            matcher = self._matchers[ans.route_id] = PrefixMatcher()
+        mapped = matcher(ans.full_text(), spoken)  # incremental: only new words are matched
+        return mapped if mapped else spoken
 
     def _feed_far(self, ans: Answer, pos: Any, played: int) -> None:
         audio = ans.audio
@@ -73,6 +81,7 @@ class HeardTracker:
 
     def forget(self, route_id: str) -> None:
         self._far_rs.pop(route_id, None)
+        self._matchers.pop(route_id, None)
 
 
 __all__ = ["HeardTracker", "in_generated_words"]

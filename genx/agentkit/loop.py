@@ -298,16 +298,18 @@ class VoiceLoop:
         core.emit(ConversationStarted(conversation_id=core.conversation_id))
         self._settle_state("new conversation")
 
-    def load_conversation(self, conversation_id: str) -> None:
-        """Continue a stored conversation (its turns become the history)."""
+    async def load_conversation(self, conversation_id: str) -> None:
+        """Continue a stored conversation (its turns become the history); the file is read on a worker thread."""
         store = self.recorder.store
         if store is None:
             self.core.error(ErrorKind.STORE, "no conversation store configured")
             return
         try:
-            records = store.load(conversation_id)
-        except (ConversationStoreError, GenxError) as e:
+            records = await asyncio.to_thread(store.load, conversation_id)
+        except (ConversationStoreError, GenxError, OSError) as e:
             self.core.error(ErrorKind.STORE, str(e))
+            return
+        if not self.core.running:
             return
         self.new_conversation()
         self.core.conversation_id = conversation_id

@@ -7,6 +7,7 @@ Speech intervals and token times are seconds after the rig's start.
 from __future__ import annotations
 
 import itertools
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -755,12 +756,24 @@ async def test_the_generator_is_asked_to_prefill_the_conversation_at_start_and_a
     await rig.stop()
 
 
-async def test_a_reloaded_conversation_numbers_new_turns_after_the_stored_ones(tmp_path: Path) -> None:
-    store = ConversationStore(tmp_path)
+class _ThreadNotingStore(ConversationStore):
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.load_threads: list[str] = []
+
+    def load(self, conversation_id: str) -> list[TurnRecord]:
+        self.load_threads.append(threading.current_thread().name)
+        return super().load(conversation_id)
+
+
+async def test_a_reloaded_conversation_numbers_new_turns_after_the_stored_ones_and_is_read_off_the_event_loop(tmp_path: Path) -> None:
+    store = _ThreadNotingStore(tmp_path)
     for tid in ("t1", "t2", "t7"):
         store.append("c-old", TurnRecord(turn_id=tid, user_text=f"q {tid}", assistant_text=f"a {tid}"))
     rig = await _rig(replies=[Reply([(0.1, "Fresh answer.")])], store=store)
-    rig.loop.load_conversation("c-old")
+    await rig.loop.load_conversation("c-old")
+    assert store.load_threads and threading.main_thread().name not in store.load_threads
+    assert [(t.user_text, t.assistant_text) for t in rig.loop.history.turns()] == [("q t1", "a t1"), ("q t2", "a t2"), ("q t7", "a t7")]
     rig.loop.send_text("and now?")
     await rig.run_until(3.0)
     await rig.loop.flush_store()
