@@ -301,13 +301,15 @@ class AnswerRunner:
             return
         ans.played_samples = max(ans.played_samples, int(pos.samples_played))
         if bool(getattr(pos, "interrupted", False)):
-            # cut by an upstream error or by the output itself (not by the user): keep what was heard, marked
-            # interrupted (the rest of the answer was never spoken)
+            # cut by an upstream error or by the output itself (not by the user; e.g. the device was lost): the
+            # answer is cut in order (generation and synthesis stop) and keeps what was heard, marked interrupted
             ans.heard_samples = max(ans.heard_samples, int(pos.samples_heard))
+            reason = str(getattr(pos, "error", "") or "")
             if not ans.error:
-                ans.error = "playback stopped"
-                self._core.error(ErrorKind.PLAYER, "playback of the answer stopped early", turn.turn_id)
-            self._finish(turn, ans, interrupted=True, spoken=ans.recorder.spoken(ans.heard_samples * 2))
+                ans.error = reason or "playback stopped"
+                message = f"{reason}; the answer stopped where it was heard" if reason else "playback of the answer stopped early"
+                self._core.error(ErrorKind.PLAYER, message, turn.turn_id)
+            self.cut(turn, ans, None, "playback stopped")
             return
         if ans.speech_failed:  # every sample was played, but the TTS could not speak the rest of the text
             self._finish(turn, ans, interrupted=True, spoken=ans.recorder.spoken(ans.played_samples * 2))
