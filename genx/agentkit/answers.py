@@ -28,7 +28,7 @@ from typing import Any
 
 from genx.agentkit.core import LoopCore
 from genx.agentkit.events import AssistantDelta, AssistantDone, AssistantSpoken, BargeIn, ErrorKind, LoopState
-from genx.agentkit.heard import HeardTracker, in_generated_words
+from genx.agentkit.heard import HeardTracker, in_generated_words, spoken_text
 from genx.agentkit.mic import MicFrontEnd
 from genx.agentkit.ports import AudioOutput, Ducking, Speech
 from genx.agentkit.recorder import Recorder
@@ -312,7 +312,7 @@ class AnswerRunner:
             self.cut(turn, ans, None, "playback stopped")
             return
         if ans.speech_failed:  # every sample was played, but the TTS could not speak the rest of the text
-            self._finish(turn, ans, interrupted=True, spoken=ans.recorder.spoken(ans.played_samples * 2))
+            self._finish(turn, ans, interrupted=True, spoken=spoken_text(ans, ans.played_samples, to_the_end=True))
             return
         self._finish(turn, ans, interrupted=False)
 
@@ -359,7 +359,7 @@ class AnswerRunner:
                 with contextlib.suppress(BaseException):
                     await asyncio.wait_for(asyncio.shield(ans.task), 5.0)
         finally:
-            self._finish(turn, ans, interrupted=True, spoken=ans.recorder.spoken(ans.heard_samples * 2))
+            self._finish(turn, ans, interrupted=True, spoken=spoken_text(ans, ans.heard_samples))
             if audio is not None:
                 with contextlib.suppress(Exception):
                     await audio.wait_closed()

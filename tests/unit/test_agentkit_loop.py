@@ -395,11 +395,15 @@ async def test_a_tts_failure_stores_only_the_sentences_spoken_before_it_marked_i
     errors = rig.of(LoopError)
     assert [e.kind for e in errors] == [ErrorKind.TTS], [e.message for e in errors]
     recs = store.load(rig.loop.conversation_id)
-    assert [(r.assistant_text, r.interrupted) for r in recs] == [(heard, True)]
+    assert [r.interrupted for r in recs] == [True]
+    stored = recs[0].assistant_text
+    # the sentences spoken before the failure, conservatively: the player drops its lead when the TTS ends the
+    # route with an error, so the last word may be too close to the cut to be claimed (never one after it)
+    assert _is_word_prefix(stored, heard) and len(heard.split()) - len(stored.split()) <= 1, (stored, heard)
     assert fail_on in recs[0].error
     # the generation stops once the TTS cannot speak any more; what it generated is kept as generated text
     assert LONG_TEXT.startswith(recs[0].generated_text) and recs[0].generated_text.startswith(heard)
-    assert [(t.assistant_text, t.interrupted) for t in rig.loop.history.turns()] == [(heard, True)]
+    assert [(t.assistant_text, t.interrupted) for t in rig.loop.history.turns()] == [(stored, True)]
     await rig.stop()
 
 
