@@ -350,3 +350,31 @@ async def test_a_long_monologue_is_cut_at_the_limit_and_its_start_answered(
     assert errs and "6 s" in errs[0].message
     assert len(live.of(UserFinal)) >= 1
     assert norm_words(live.of(UserFinal)[0].text)
+
+
+async def test_quitting_mid_answer_stores_what_was_heard_within_one_deadline_and_closes_the_devices(
+    pulse_env: PulseServer, tmp_path: Path, speak: Callable[[str], bytes]
+) -> None:
+    from genx.deadline import Deadline
+
+    live = Live(pulse_env, tmp_path, system_prompt=STORYTELLER)
+    await live.__aenter__()
+    try:
+        await asyncio.sleep(0.5)
+        live.say(speak(LONG_QUESTION))
+        await live.wait_for(lambda: live.reached(LoopState.SPEAKING), 120, "speech")
+        await wait_until_mid_answer(live)
+        heard_before = live.of(AssistantSpoken)[-1].spoken_text
+        t0 = time.monotonic()
+        await live.session.close(Deadline.after(3.0))  # what the window does at quit, with a tighter budget
+        elapsed = time.monotonic() - t0
+    finally:
+        if live.rec is not None:
+            live.rec.stop()
+    assert elapsed < 3.0 + 0.5, f"closing took {elapsed:.2f} s"
+    recs = live.store.load(live.loop.conversation_id)  # a fresh read of the file: the turn is on disk
+    assert [r.interrupted for r in recs] == [True], live.timeline()
+    stored, generated = norm_words(recs[0].assistant_text), norm_words(recs[0].generated_text)
+    assert stored and generated[: len(stored)] == stored and len(stored) < len(generated)
+    assert len(stored) >= len(norm_words(heard_before))  # nothing heard before the quit was lost
+    assert (live.session.player.state, live.session.capture.state) == ("closed", "closed")
