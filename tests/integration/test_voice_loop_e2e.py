@@ -20,7 +20,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
-from pulse import PA_MIC, PA_SPEAKER, PulseServer, Recorder, loud_span, window_rms_dbfs, write_wav
+from pulse import PA_MIC, PA_SPEAKER, SPEAKER_SINK, PulseServer, Recorder, loud_span, window_rms_dbfs, write_wav
 
 from genx.agentkit.events import (
     AssistantDelta,
@@ -378,3 +378,35 @@ async def test_quitting_mid_answer_stores_what_was_heard_within_one_deadline_and
     assert stored and generated[: len(stored)] == stored and len(stored) < len(generated)
     assert len(stored) >= len(norm_words(heard_before))  # nothing heard before the quit was lost
     assert (live.session.player.state, live.session.capture.state) == ("closed", "closed")
+
+
+async def test_a_speaker_that_stops_mid_answer_keeps_what_was_heard_reports_it_and_parley_answers_again(
+    pulse_env: PulseServer, tmp_path: Path, speak: Callable[[str], bytes]
+) -> None:
+    from genx.agentkit.events import ErrorKind, LoopError
+
+    async with Live(pulse_env, tmp_path, system_prompt=STORYTELLER) as live:
+        await asyncio.sleep(0.5)
+        live.say(speak(LONG_QUESTION))
+        await live.wait_for(lambda: live.reached(LoopState.SPEAKING), 120, "speech")
+        await wait_until_mid_answer(live)
+        lost_at = time.monotonic()
+        pulse_env.pactl("suspend-sink", SPEAKER_SINK, "1")  # the speaker stops taking audio, as a dead device does
+        try:
+            await live.wait_for(lambda: bool(live.of(AssistantDone)), 15, "the answer to end after the loss")
+        finally:
+            pulse_env.pactl("suspend-sink", SPEAKER_SINK, "0")
+        ended_in = time.monotonic() - lost_at
+        done = live.of(AssistantDone)[0]
+        errors = [e for e in live.of(LoopError) if e.kind is ErrorKind.PLAYER]
+        await live.loop.flush_store()
+        cut = assert_stored_cut_is_a_strict_prefix(live, done)
+        assert ended_in < 10.0, f"the answer ended {ended_in:.1f} s after the loss:\n{live.timeline()}"
+        assert errors and all(e.recoverable for e in errors), live.timeline()
+        assert cut.error
+        # Parley is still there: it reopens the speaker and answers the next question
+        await live.wait_for(lambda: live.loop.state is LoopState.LISTENING, 30, "listening again")
+        await asyncio.sleep(1.0)
+        live.say(speak(SKY_QUESTION))
+        await live.wait_for(lambda: len(live.of(AssistantDone)) >= 2, 180, "the next answer")
+        assert not live.of(AssistantDone)[1].error, live.timeline()
