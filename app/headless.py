@@ -63,6 +63,7 @@ class Stack:
     turn_detector: Any = None  # genx.turn detector, or None: the silence rule
     notes: list[str] = field(default_factory=list)  # warnings to show once the loop runs
     assistant: Assistant | None = None  # its scheduler announces timers: start it with the loop
+    wake_detector: Any = None  # genx.local.wakeword.WakeWordDetector with [loop] wake_word, else None
 
     async def warm(self) -> None:
         """Load every model (in worker threads) so the first turn does not pay for it."""
@@ -111,6 +112,7 @@ def build_stack(settings: Any, *, generator: str | None = None) -> Stack:
     warmers: list[Callable[[], Any]] = [w for w in (getattr(x, "warm", None) for x in (gen_impl, asr, synth, vad)) if w is not None]
     warmers.append(lambda: assistant.generator.warm(name))  # the offline router's own context (no-op for cloud generators)
     detector, warned = build_turn_detector(loop_s, gen_impl)  # the raw in-process model: the text check shares its cache
+    wake, wake_warned = build_wake_detector(loop_s)
     return Stack(
         assistant.generator,
         name,
@@ -120,9 +122,24 @@ def build_stack(settings: Any, *, generator: str | None = None) -> Stack:
         speech,
         warmers,
         turn_detector=detector,
-        notes=[warned] if warned else [],
+        notes=[n for n in (warned, wake_warned) if n],
         assistant=assistant,
+        wake_detector=wake,
     )
+
+
+def build_wake_detector(loop_s: Any) -> tuple[Any, str]:
+    """The wake word detector of ``[loop] wake_word`` (or None), and a warning when it cannot load: then
+    hands-free listens to all speech, as without a wake word."""
+    if not loop_s.wake_word:
+        return None, ""
+    from genx.errors import GenxError
+    from genx.local.wakeword import WakeWordDetector
+
+    try:
+        return WakeWordDetector([loop_s.wake_word_model], threshold=loop_s.wake_word_threshold), ""
+    except (GenxError, OSError) as e:
+        return None, f"wake word off, Parley listens to all speech: {e}"
 
 
 def loop_config(settings: Any, *, mode: str | None = None, generator: str | None = None) -> LoopConfig:
@@ -138,6 +155,7 @@ def loop_config(settings: Any, *, mode: str | None = None, generator: str | None
         max_end_of_turn_ms=int(s.max_end_of_turn_ms),
         backchannel_ducking=bool(s.backchannel_ducking),
         interrupt_after_ms=int(s.interrupt_after_ms),
+        follow_up_s=float(s.follow_up_s),
     )
 
 
@@ -234,6 +252,7 @@ class Session:
             echo_gate=self.gate,
             echo_fallback=fallback,
             turn_detector=stack.turn_detector,
+            wake_detector=stack.wake_detector,
         )
         if on_event is not None:
             self.loop.bus.subscribe(on_event)
@@ -255,6 +274,8 @@ class Session:
             await self.player.close()
         if self.stack is not None:
             await self.stack.aclose()
+            if self.stack.wake_detector is not None:
+                self.stack.wake_detector.close()
 
 
 async def run_headless(args: argparse.Namespace, *, out: TextIO = sys.stdout, err: TextIO | None = None, backend: Any = None) -> int:

@@ -99,6 +99,10 @@ class LoopSettings(Spec):
     preemptive_generation: bool = True
     backchannel_ducking: bool = False  # (opt-in: see README) speech over the answer ducks it; "mm-hm", "okay" or a cough let it go on
     interrupt_after_ms: int = Field(default=800, ge=200, le=5_000)  # ... this much speech (or a stop word) stops it
+    wake_word: bool = False  # hands-free listens only after the wake phrase (then follow_up_s without it)
+    wake_word_model: str = Field(default="hey_jarvis", min_length=1)  # okay_nabu, hey_jarvis, alexa, hey_mycroft or a .json path
+    wake_word_threshold: float | None = Field(default=None, gt=0.0, lt=1.0)  # unset: the model's own cutoff
+    follow_up_s: float = Field(default=8.0, ge=1.0, le=120.0)  # after an answer, speech needs no wake word this long
     vad_aggressiveness: int | None = Field(default=None, ge=0, le=3)  # removed: [vad] aggressiveness
     generator: str = Field(default="offline/smollm2", min_length=1)
     voice: str = Field(default="tts/joe", min_length=1)

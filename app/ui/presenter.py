@@ -45,6 +45,7 @@ from genx.agentkit.events import (
     TurnReopened,
     UserFinal,
     UserPartial,
+    WakeChanged,
 )
 from genx.agentkit.store import ConversationStore, ConversationStoreError, TurnRecord
 
@@ -78,6 +79,7 @@ class Presenter(QObject):
         self.loop: LoopControl | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._turns: dict[str, _Turn] = {}
+        self._wake_hint = ""  # with a wake word, while asleep: what to say
         self._pending_typed: list[tuple[str, UserBubble]] = []
         self._conversation_id = ""
         self._voice_reason = "Loading voice…"
@@ -191,6 +193,10 @@ class Presenter(QObject):
                 self._show_state(LoopState(self.loop.state))
         elif isinstance(ev, GeneratorChanged):
             w.generator_label.setText(_generator_words(ev.name))
+        elif isinstance(ev, WakeChanged):
+            self._wake_hint = "" if ev.awake else f"say “{ev.phrase}”"
+            if self.loop is not None:
+                self._show_state(LoopState(self.loop.state))
         elif isinstance(ev, ConversationStarted):
             self._conversation_id = ev.conversation_id
             w.chat.clear()
@@ -203,7 +209,8 @@ class Presenter(QObject):
         shown = str(state)
         if self.loop is not None and self.loop.muted and state in (LoopState.IDLE, LoopState.LISTENING):
             shown = "muted"
-        w.state_indicator.set_state(shown, reason if state == LoopState.ERROR else "")
+        detail = reason if state == LoopState.ERROR else self._wake_hint if shown == "idle" else ""
+        w.state_indicator.set_state(shown, detail)
         w.talk_button.set_state(shown)
         w.set_speaking(state in (LoopState.THINKING, LoopState.SPEAKING))
         if state not in (LoopState.LISTENING, LoopState.HEARING):

@@ -16,6 +16,7 @@ words mean for the turn (:mod:`.turn_manager`, through
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from genx.agentkit.core import LoopCore
@@ -43,6 +44,7 @@ class AsrFeed:
         self._asr = asr
         self._in: StreamBuilder | None = None
         self._utterances: dict[str, Utterance] = {}  # ASR route id → utterance
+        self.text_filter: Callable[[str], str] = lambda text: text  # every transcript passes (the wake phrase cut)
 
     async def start(self) -> Any:
         """Open the ASR stream; returns the reader coroutine to run."""
@@ -142,18 +144,19 @@ class AsrFeed:
     def _on_transcript(self, u: Utterance, c: MessageChunk) -> None:
         part = c.part
         if isinstance(part, Text):
+            text = self.text_filter(part.text.strip())
             if c.label == PROVISIONAL:
                 meta = c.meta if isinstance(c.meta, dict) else {}
                 # only the transcript of the latest flush, and only while the pause lasts
                 if u.open and u.flushed_bytes >= 0 and meta.get("audio_ms") == u.flushed_bytes // 32:
-                    u.provisional = part.text.strip()
+                    u.provisional = text
                     self._turns.heard_words(u.turn, u.turn.heard_so_far(u.provisional))
                     self._turns.maybe_answer(u.turn)
             elif c.label == FINAL:
-                u.text = part.text.strip()
+                u.text = text
                 u.turn.timeline.mark("asr_final", self._core.clock())
-            elif c.label == PARTIAL and part.text.strip() and part.text.strip() != u.partial:
-                u.partial = part.text.strip()
+            elif c.label == PARTIAL and text and text != u.partial:
+                u.partial = text
                 heard = u.turn.heard_so_far(u.partial)
                 self._core.emit(UserPartial(turn_id=u.turn.turn_id, text=heard))
                 self._turns.heard_words(u.turn, heard)

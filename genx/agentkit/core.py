@@ -55,6 +55,10 @@ class LoopConfig:
     interrupt_after_ms: int = 800
     echo_fallback: bool = True  # stricter VAD while the assistant speaks
     echo_tail_s: float = 0.25  # keep the echo measures this long after the last sample (reverb, latency)
+    # hands-free with a wake word detector (VoiceLoop(wake_detector=...)): after the phrase (or the end of an
+    # answer) this long without speech, the wake word is needed again; the VAD gets replay_ms from before it
+    follow_up_s: float = 8.0
+    wake_replay_ms: int = 200
     ptt_preroll_ms: int = 300  # audio from just before push-to-talk down
     history_max_chars: int = 12_000
     answer_timeout_s: float = 60.0  # no token / audio progress for this long → give up the answer

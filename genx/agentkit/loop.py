@@ -42,8 +42,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from genx.agentkit.answers import AnswerRunner
-from genx.agentkit.core import DEFAULT_SYSTEM_PROMPT, LoopConfig, LoopCore
+from genx.agentkit.core import DEFAULT_SYSTEM_PROMPT, L16_16K, LoopConfig, LoopCore
 from genx.agentkit.echo import EchoCanceller, EchoGate, VadEchoFallback
 from genx.agentkit.events import (
     ConversationStarted,
@@ -54,6 +56,7 @@ from genx.agentkit.events import (
     Mode,
     ModeChanged,
     MuteChanged,
+    WakeChanged,
 )
 from genx.agentkit.heard import HeardTracker
 from genx.agentkit.history import History
@@ -64,9 +67,12 @@ from genx.agentkit.recorder import Recorder
 from genx.agentkit.router import SpeechRouter
 from genx.agentkit.store import ConversationStore, ConversationStoreError, new_conversation_id, next_turn_seq
 from genx.agentkit.turn_manager import TurnManager
+from genx.agentkit.wake import WakeDetectorLike, WakeGate, earcon_pcm
+from genx.chunk import MessageChunk
 from genx.errors import GenxError
 from genx.generators import Generator
-from genx.stream import Stream
+from genx.ids import new_stream_id
+from genx.stream import Stream, stream_of
 from genx.transformers import Transformer
 
 log = logging.getLogger("genx.agentkit.loop")
@@ -92,6 +98,7 @@ class VoiceLoop:
         echo_gate: EchoGate | None = None,
         echo_fallback: VadEchoFallback | None = None,
         turn_detector: EndOfTurnDetector | None = None,
+        wake_detector: WakeDetectorLike | None = None,
         clock: Clock = time.monotonic,
         wall_clock: Clock = time.time,
         bus: EventBus | None = None,
@@ -126,6 +133,11 @@ class VoiceLoop:
         self.answers.drop_held = self.turns.drop_held
         self.turns.on_dismissed = self.router.end_turn
         self.mic.to_vad = self.router.feed_vad
+        # hands-free with a wake word: speech reaches the VAD only after the phrase (wake.py)
+        self.wake = WakeGate(core, wake_detector, self.router.feed_vad, earcon=self._earcon) if wake_detector is not None else None
+        if self.wake is not None:
+            self.mic.to_vad = self.wake.feed
+            self.router.asr_feed.text_filter = self.wake.strip
         self.mic.to_ptt = self.router.feed_ptt
         core.settle = self._settle_state
         self._tasks: list[asyncio.Task[None]] = []
@@ -193,7 +205,11 @@ class VoiceLoop:
         self.recorder.start()
         core.emit(ConversationStarted(conversation_id=core.conversation_id))
         core.emit(ModeChanged(mode=core.mode))
-        core.set_state(LoopState.LISTENING, "started")
+        if self.wake is not None and self.wake.asleep:
+            core.emit(WakeChanged(awake=False, phrase=self.wake.phrases[0], reason="started"))
+            core.set_state(LoopState.IDLE, "waiting for the wake word")
+        else:
+            core.set_state(LoopState.LISTENING, "started")
         self.recorder.schedule_prefill()
 
     async def run(self) -> None:
@@ -233,6 +249,18 @@ class VoiceLoop:
     def _spawn(self, coro: Any, name: str) -> None:
         self._tasks.append(asyncio.get_running_loop().create_task(coro, name=name))
 
+    def _earcon(self) -> None:
+        """The wake word was heard: a short sound, written to the echo's far end too (it is not the user)."""
+        pcm = earcon_pcm()
+        at = self.core.clock() + self._output_latency()
+        for fe in self.mic.far_ends:
+            fe.played(np.frombuffer(pcm, dtype="<i2"), at)
+        try:
+            sid = new_stream_id()
+            self._player.play(stream_of(MessageChunk.blob(L16_16K, pcm, stream_id=sid), MessageChunk.eos(sid)))
+        except Exception as e:  # a closed player: the state indicator still shows it
+            log.info("earcon not played: %s", e)
+
     def _settle_state(self, reason: str) -> None:
         """The state that follows from what is going on (after a turn or utterance changed)."""
         core = self.core
@@ -246,7 +274,7 @@ class VoiceLoop:
             st = LoopState.HEARING
         elif collecting is not None and collecting.utterances:
             st = LoopState.THINKING
-        elif core.muted:
+        elif core.muted or (self.wake is not None and self.wake.asleep):
             st = LoopState.IDLE
         else:
             st = LoopState.LISTENING
@@ -315,6 +343,7 @@ class VoiceLoop:
             self.push_to_talk_up()
         self.core.mode = m
         self.core.emit(ModeChanged(mode=m))
+        self._settle_state("mode changed")
 
     def mute(self, muted: bool) -> None:
         if muted == self.core.muted:

@@ -81,6 +81,10 @@ class SpeechRouter:
         self._onset_delay_s = 0.0
 
     @property
+    def asr_feed(self) -> AsrFeed:
+        return self._feed
+
+    @property
     def hearing(self) -> bool:
         """Some speech route is open (the user is talking, or holds the key)."""
         return bool(self.routes) or self.ptt is not None
