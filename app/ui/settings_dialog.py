@@ -239,6 +239,7 @@ class SettingsDialog(QDialog):
         self.turn_threshold_spin.setAccessibleName("How sure Parley must be that you finished")
         self.duck_check = QCheckBox("\"Mm-hm\", \"okay\" or a cough only &lower Parley's voice for a moment")
         self.barge_check = QCheckBox("Speaking while Parley talks &interrupts it (barge-in)")
+        self.wake_check = QCheckBox(f"Hands-free: listen only after “{self._wake_phrase()}” (wake wor&d)")
         self.aec_check = QCheckBox("&Echo cancellation (remove Parley's own voice from the microphone)")
         form.addRow("Turn taking:", mode_box)
         form.addRow("&Voice detection:", vad_row)
@@ -252,6 +253,8 @@ class SettingsDialog(QDialog):
         form.addRow("", self._hint("With a fixed silence: how long you pause before Parley answers (hands-free)."))
         form.addRow("", self.barge_check)
         form.addRow("", self.duck_check)
+        form.addRow("", self.wake_check)
+        form.addRow("", self._hint(f"Then no wake word is needed for {self.base.loop.follow_up_s:g} s after each answer."))
         form.addRow("", self.aec_check)
         self._field_widgets.update(
             end_of_turn_silence_ms=self.silence_spin,
@@ -363,6 +366,12 @@ class SettingsDialog(QDialog):
         self._field_widgets.update(hotkey=self.hotkey_edit)
         return page
 
+    def _wake_phrase(self) -> str:
+        from genx.local.wakeword import BUILTIN
+
+        model = self.base.loop.wake_word_model
+        return BUILTIN.get(model, model)
+
     # -- load / read -------------------------------------------------------------------------------------------
     def load(self, f: FormValues) -> None:
         self._fill_devices("input", self.input_combo, f.input_device)
@@ -375,6 +384,7 @@ class SettingsDialog(QDialog):
         self.max_wait_spin.setValue(f.max_end_of_turn_ms)
         self.turn_threshold_spin.setValue(f.turn_text_complete)
         self.duck_check.setChecked(f.backchannel_ducking)
+        self.wake_check.setChecked(f.wake_word)
         self.barge_check.setChecked(f.barge_in)
         self.aec_check.setChecked(f.echo_cancellation)
         self._providers = [ProviderForm(p.name, p.kind, p.base_url) for p in f.providers]
@@ -466,6 +476,7 @@ class SettingsDialog(QDialog):
             max_end_of_turn_ms=self.max_wait_spin.value(),
             turn_text_complete=round(self.turn_threshold_spin.value(), 3),
             backchannel_ducking=self.duck_check.isChecked(),
+            wake_word=self.wake_check.isChecked(),
             barge_in=self.barge_check.isChecked(),
             echo_cancellation=self.aec_check.isChecked(),
             generator="" if is_provider else str(gen or ""),

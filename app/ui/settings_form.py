@@ -60,6 +60,7 @@ class FormValues:
     max_end_of_turn_ms: int = 2500
     turn_text_complete: float = 0.03
     backchannel_ducking: bool = False
+    wake_word: bool = False
     barge_in: bool = True
     echo_cancellation: bool = True
     generator: str = "offline/smollm2"  # a configured generator name (pattern) …
@@ -92,6 +93,7 @@ def form_from_settings(s: Settings) -> FormValues:
         max_end_of_turn_ms=s.loop.max_end_of_turn_ms,
         turn_text_complete=s.loop.turn_text_complete,
         backchannel_ducking=s.loop.backchannel_ducking,
+        wake_word=s.loop.wake_word,
         barge_in=s.loop.barge_in,
         echo_cancellation=s.loop.echo_cancellation,
         generator=generator,
@@ -222,6 +224,7 @@ def build_settings(
         max_end_of_turn_ms=form.max_end_of_turn_ms,
         turn_text_complete=form.turn_text_complete,
         backchannel_ducking=form.backchannel_ducking,
+        wake_word=form.wake_word,
         barge_in=form.barge_in,
         echo_cancellation=form.echo_cancellation,
         generator=generator_name,

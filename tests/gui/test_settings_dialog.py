@@ -225,3 +225,16 @@ def test_turn_taking_choices_are_shown_and_saved_only_where_the_user_changed_the
         True,
     )
     assert "turn_check_ms" not in cfg.read_text()  # untouched defaults stay out of the file
+
+
+def test_the_wake_word_is_off_by_default_named_in_the_dialog_and_saved_when_ticked(aloop, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    cfg = tmp_path / "config.toml"
+    d = dialog(aloop, qtbot, cfg)
+    assert not d.wake_check.isChecked()
+    assert "Hey Jarvis" in d.wake_check.text()
+    d.wake_check.setChecked(True)
+    _save(aloop, d)
+    assert d.error_label.isHidden(), d.error_label.text()
+    s = load_settings(cfg)
+    assert (s.loop.wake_word, s.loop.wake_word_model) == (True, "hey_jarvis")
+    assert "wake_word_model" not in cfg.read_text()
