@@ -116,6 +116,7 @@ class UiSettings(Spec):
 
     theme: Literal["system", "light", "dark"] = "system"
     hotkey: str = Field(default="Space", min_length=1)
+    global_hotkey: bool = False  # the hotkey works in other windows too (X11; a key that types nothing, e.g. F9)
     tray: bool = True
 
 

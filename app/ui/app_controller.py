@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QApplication
 from app.logging_setup import log_dir
 from app.settings import Settings
 from app.ui import preflight
+from app.ui.global_hotkey import GlobalHotkey
 from app.ui.hotkey import FALLBACK as FALLBACK_HOTKEY
 from app.ui.hotkey import hotkey_key, hotkey_problem
 from app.ui.loop_port import call_command, close_loop
@@ -92,6 +93,7 @@ class AppController(QObject):
         self.window.allow_close = False
         self.presenter = Presenter(self.window, store=store)
         self.tray = Tray(self.window)
+        self.global_hotkey = GlobalHotkey(self.window.hotkey_down, self.window.hotkey_up, window_active=self.window.isActiveWindow)
         self.loop: LoopControl | None = None
         self.dialogs: list[Any] = []  # open dialogs (tests look here)
         self.loader: SerialLoader[Settings] = SerialLoader(self._load_and_resume, self._unload)
@@ -262,6 +264,12 @@ class AppController(QObject):
         else:
             self.window.set_hotkey(key, s.ui.hotkey)
         self.tray.set_enabled(s.ui.tray)
+        if s.ui.global_hotkey:
+            why_not = self.global_hotkey.start(self.window.hotkey_name)
+            if why_not:
+                log.warning("ui.global_hotkey: %s", why_not)
+        else:
+            self.global_hotkey.stop()
 
     def _os_scheme_changed(self, *_: object) -> None:
         app = QApplication.instance()
@@ -372,6 +380,7 @@ class AppController(QObject):
         for dlg in list(self.dialogs):
             dlg.close()
         self.tray.set_enabled(False)
+        self.global_hotkey.stop()
         w.allow_close = True
         w.close()
         log.info("Parley closed cleanly")

@@ -359,12 +359,29 @@ class SettingsDialog(QDialog):
         self.hotkey_edit.setMaximumSequenceLength(1)
         self.hotkey_edit.setAccessibleName("Push-to-talk key")
         self.tray_check = QCheckBox("Show an icon in the system &tray")
+        self.global_check = QCheckBox("The key works in &every window, not only Parley's")
+        self.global_status = self._hint("")
+        self.global_check.toggled.connect(self._global_status)
+        self.hotkey_edit.keySequenceChanged.connect(self._global_status)
         form.addRow("&Theme:", self.theme_combo)
         form.addRow("Push-to-talk &key:", self.hotkey_edit)
         form.addRow("", self._hint("Hold this key while the window is active to talk. It types normally in text fields."))
+        form.addRow("", self.global_check)
+        form.addRow("", self.global_status)
         form.addRow("", self.tray_check)
         self._field_widgets.update(hotkey=self.hotkey_edit)
         return page
+
+    def _global_status(self, *_: object) -> None:
+        """What the global talk key will do here: works (X11), or why it stays window-only."""
+        from app.ui.global_hotkey import global_key_problem, global_support
+
+        key = self.hotkey_edit.keySequence().toString(QKeySequence.SequenceFormat.PortableText) or "Space"
+        if not self.global_check.isChecked():
+            self.global_status.setText("Off: the key works while Parley's window is active.")
+            return
+        why_not = global_support().why_not or global_key_problem(key)
+        self.global_status.setText(f"Window only: {why_not}." if why_not else f"Active: {key} works in every window (X11).")
 
     def _wake_phrase(self) -> str:
         from genx.local.wakeword import BUILTIN
@@ -407,6 +424,8 @@ class SettingsDialog(QDialog):
         self.theme_combo.setCurrentIndex(max(0, self.theme_combo.findData(f.theme)))
         self.hotkey_edit.setKeySequence(QKeySequence(f.hotkey))
         self.tray_check.setChecked(f.tray)
+        self.global_check.setChecked(f.global_hotkey)
+        self._global_status()
 
     def _fill_devices(self, direction: str, combo: QComboBox, current: str | None) -> None:
         combo.clear()
@@ -487,6 +506,7 @@ class SettingsDialog(QDialog):
             theme=str(self.theme_combo.currentData()),
             hotkey=seq.toString(QKeySequence.SequenceFormat.PortableText) or "Space",
             tray=self.tray_check.isChecked(),
+            global_hotkey=self.global_check.isChecked(),
             providers=[ProviderForm(p.name, p.kind, p.base_url, p.api_key, p.forget_key) for p in self._providers],
         )
 

@@ -71,6 +71,7 @@ class FormValues:
     theme: str = "system"
     hotkey: str = "Space"
     tray: bool = True
+    global_hotkey: bool = False
     providers: list[ProviderForm] = field(default_factory=list)
 
 
@@ -103,6 +104,7 @@ def form_from_settings(s: Settings) -> FormValues:
         theme=s.ui.theme,
         hotkey=s.ui.hotkey,
         tray=s.ui.tray,
+        global_hotkey=s.ui.global_hotkey,
         providers=[ProviderForm(name, p.kind, p.base_url or "") for name, p in s.providers.items()],
     )
 
@@ -231,7 +233,7 @@ def build_settings(
         voice=form.voice,
         system_prompt=form.system_prompt,
     )
-    data["ui"].update(theme=form.theme, hotkey=form.hotkey, tray=form.tray)
+    data["ui"].update(theme=form.theme, hotkey=form.hotkey, tray=form.tray, global_hotkey=form.global_hotkey)
     try:
         return Settings.model_validate(data, strict=False), keys
     except ConfigError as e:

@@ -238,3 +238,25 @@ def test_the_wake_word_is_off_by_default_named_in_the_dialog_and_saved_when_tick
     s = load_settings(cfg)
     assert (s.loop.wake_word, s.loop.wake_word_model) == (True, "hey_jarvis")
     assert "wake_word_model" not in cfg.read_text()
+
+
+def test_the_global_talk_key_says_it_stays_window_only_on_wayland_and_saves_the_choice(aloop, qtbot, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
+    cfg = tmp_path / "config.toml"
+    d = dialog(aloop, qtbot, cfg)
+    assert not d.global_check.isChecked()
+    assert d.global_status.text().startswith("Off")
+    d.hotkey_edit.setKeySequence("F9")
+    d.global_check.setChecked(True)
+    assert d.global_status.text().startswith("Window only: Wayland")
+    monkeypatch.delenv("WAYLAND_DISPLAY")
+    monkeypatch.setenv("XDG_SESSION_TYPE", "x11")
+    monkeypatch.setenv("DISPLAY", ":0")
+    d.hotkey_edit.setKeySequence("Space")
+    assert "types into other applications" in d.global_status.text()
+    d.hotkey_edit.setKeySequence("F9")
+    assert d.global_status.text() == "Active: F9 works in every window (X11)."
+    _save(aloop, d)
+    assert d.error_label.isHidden(), d.error_label.text()
+    s = load_settings(cfg)
+    assert (s.ui.hotkey, s.ui.global_hotkey) == ("F9", True)
