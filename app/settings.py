@@ -118,6 +118,7 @@ class UiSettings(Spec):
     hotkey: str = Field(default="Space", min_length=1)
     global_hotkey: bool = False  # the hotkey works in other windows too (X11; a key that types nothing, e.g. F9)
     tray: bool = True
+    close_to_tray: bool = False  # closing the window hides it (Parley goes on in the tray); quit from the tray menu
 
 
 class MemorySettings(Spec):

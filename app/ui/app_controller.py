@@ -108,6 +108,8 @@ class AppController(QObject):
         w.about_requested.connect(self.open_about)
         w.open_logs_requested.connect(self.open_logs)
         self.presenter.state_changed.connect(self.tray.set_state)
+        self.presenter.error_shown.connect(self.tray.notify_error)
+        w.hide_on_close = lambda: self.settings.ui.close_to_tray and self.tray.icon is not None
         app = QApplication.instance()
         if isinstance(app, QApplication):
             app.setQuitOnLastWindowClosed(False)  # quitting is ours: the loop closes before the window goes

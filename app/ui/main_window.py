@@ -6,6 +6,8 @@ state; :mod:`app.ui.presenter` connects both to the voice loop.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
@@ -113,6 +115,7 @@ class MainWindow(QMainWindow):
         self._talk_held = False
         # False while the app owns shutdown: closing the window then asks to quit (quit_requested) instead.
         self.allow_close = True
+        self.hide_on_close: Callable[[], bool] = lambda: False  # close-to-tray: closing hides the window
         self._build()
         self._build_menus()
         self.ptt_filter = PushToTalkFilter(self)
@@ -451,6 +454,11 @@ class MainWindow(QMainWindow):
         s.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.allow_close and self.hide_on_close():
+            event.ignore()
+            self.ptt_filter.release()
+            self.hide()
+            return
         if not self.allow_close:
             event.ignore()
             self.quit_requested.emit()

@@ -369,6 +369,9 @@ class SettingsDialog(QDialog):
         form.addRow("", self.global_check)
         form.addRow("", self.global_status)
         form.addRow("", self.tray_check)
+        self.close_to_tray_check = QCheckBox("Keep r&unning in the tray when the window is closed")
+        self.tray_check.toggled.connect(self.close_to_tray_check.setEnabled)
+        form.addRow("", self.close_to_tray_check)
         self._field_widgets.update(hotkey=self.hotkey_edit)
         return page
 
@@ -425,6 +428,8 @@ class SettingsDialog(QDialog):
         self.hotkey_edit.setKeySequence(QKeySequence(f.hotkey))
         self.tray_check.setChecked(f.tray)
         self.global_check.setChecked(f.global_hotkey)
+        self.close_to_tray_check.setChecked(f.close_to_tray)
+        self.close_to_tray_check.setEnabled(f.tray)
         self._global_status()
 
     def _fill_devices(self, direction: str, combo: QComboBox, current: str | None) -> None:
@@ -507,6 +512,7 @@ class SettingsDialog(QDialog):
             hotkey=seq.toString(QKeySequence.SequenceFormat.PortableText) or "Space",
             tray=self.tray_check.isChecked(),
             global_hotkey=self.global_check.isChecked(),
+            close_to_tray=self.close_to_tray_check.isChecked(),
             providers=[ProviderForm(p.name, p.kind, p.base_url, p.api_key, p.forget_key) for p in self._providers],
         )
 

@@ -72,6 +72,7 @@ class FormValues:
     hotkey: str = "Space"
     tray: bool = True
     global_hotkey: bool = False
+    close_to_tray: bool = False
     providers: list[ProviderForm] = field(default_factory=list)
 
 
@@ -105,6 +106,7 @@ def form_from_settings(s: Settings) -> FormValues:
         hotkey=s.ui.hotkey,
         tray=s.ui.tray,
         global_hotkey=s.ui.global_hotkey,
+        close_to_tray=s.ui.close_to_tray,
         providers=[ProviderForm(name, p.kind, p.base_url or "") for name, p in s.providers.items()],
     )
 
@@ -233,7 +235,9 @@ def build_settings(
         voice=form.voice,
         system_prompt=form.system_prompt,
     )
-    data["ui"].update(theme=form.theme, hotkey=form.hotkey, tray=form.tray, global_hotkey=form.global_hotkey)
+    data["ui"].update(
+        theme=form.theme, hotkey=form.hotkey, tray=form.tray, global_hotkey=form.global_hotkey, close_to_tray=form.close_to_tray
+    )
     try:
         return Settings.model_validate(data, strict=False), keys
     except ConfigError as e:
