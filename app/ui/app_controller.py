@@ -216,6 +216,10 @@ class AppController(QObject):
         self.loop = loop
         reason = "" if voice else "Voice is off (see the message); typing works"
         self.presenter.attach(loop, voice=voice, reason=reason)
+        session = getattr(loop, "session", None)
+        for dev in (getattr(session, "capture", None), getattr(session, "player", None)):
+            if dev is not None:  # a device lost, replaced by the default, back: said in the window
+                dev.add_listener(self.presenter.audio_event)
         self.ready_s = time.perf_counter() - self.started_at
         self._progress("Ready — hold Space to talk, or type." if voice else "Ready for typing.", None)
         log.info("voice loop ready %.3f s after launch (voice %s)", self.ready_s, "on" if voice else "off")

@@ -263,6 +263,18 @@ class Presenter(QObject):
         self.turn_finished.emit(ev.turn_id)
         self.refresh_conversations()
 
+    def audio_event(self, ev: Any) -> None:
+        """A device event (``app.audio.AudioEvent``): losses, the default standing in and returns are shown."""
+        kind = getattr(ev, "kind", "")
+        if kind not in ("device_lost", "fallback", "returned", "reopened"):
+            return
+        what = "Microphone" if ev.direction == "input" else "Speaker"
+        words = f"{what}: {ev.message}" if kind != "device_lost" else f"{what} {ev.device} was lost ({ev.message})"
+        self.window.chat.add_notice(words, error=kind in ("device_lost", "fallback"))
+        self.window.statusBar().showMessage(words, 10_000)
+        if kind in ("device_lost", "fallback"):
+            self.error_shown.emit(words)
+
     def _on_error(self, ev: LoopError) -> None:
         words = _error_words(ev)
         self.window.chat.add_notice(words, error=True)

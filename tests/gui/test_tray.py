@@ -111,3 +111,21 @@ def test_close_to_tray_hides_the_window_and_the_tray_brings_it_back(aloop, tmp_p
     c.tray._show()
     assert c.window.isVisible()
     run(aloop, c.shutdown())
+
+
+def test_a_device_replaced_by_the_default_is_said_in_the_window_and_notified(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from app.audio.link import AudioEvent
+    from app.ui.presenter import Presenter
+
+    w = MainWindow()
+    qtbot.addWidget(w)
+    p = Presenter(w)
+    msg = "USB Headset Mic is not available: using the system default microphone until it is back"
+    with qtbot.waitSignal(p.error_shown, timeout=1000) as shown:
+        p.audio_event(AudioEvent("fallback", "input", "default", msg))
+    assert shown.args == [f"Microphone: {msg}"]
+    assert w.statusBar().currentMessage() == f"Microphone: {msg}"
+    p.audio_event(AudioEvent("returned", "input", "USB Headset Mic", "USB Headset Mic is back: opened …"))
+    assert w.statusBar().currentMessage().startswith("Microphone: USB Headset Mic is back")
+    p.audio_event(AudioEvent("underrun", "output", "Speaker", "underrun"))  # not a notice
+    assert w.statusBar().currentMessage().startswith("Microphone: USB Headset Mic is back")

@@ -1,0 +1,122 @@
+"""A chosen microphone that comes and goes on the PulseAudio test server: the default stands in, then it is used again.
+
+The "headset" is a PulseAudio source loaded and unloaded with pactl (as a USB headset appears and disappears),
+reachable through its own ALSA PCM; the system default is the test server's parley_mic. Speech-like tones are
+played into the headset's sink and into the default microphone's, so each phase checks which one is heard.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parents[1]))
+
+from pulse import MIC_SINK, PulseServer, tone
+
+from app.audio import AudioEvent, Capture, rescan
+from genx.chunk import Blob, MessageChunk
+
+pytestmark = [pytest.mark.integration, pytest.mark.audio, pytest.mark.timeout(120)]
+
+HEADSET = "parley_headset"  # the ALSA PCM name Parley is told to use
+HEADSET_SINK = "parley_headset_sink"  # what plays "into" the headset
+HEADSET_SOURCE = "parley_headset_src"
+
+
+@pytest.fixture
+def headset(pulse_env: PulseServer) -> Iterator[Callable[[bool], None]]:
+    """``plug(True)`` loads the headset's sink and source, ``plug(False)`` unloads them; its ALSA PCM always exists."""
+    conf = pulse_env.alsa_conf
+    original = conf.read_text()
+    conf.write_text(original + f'pcm.{HEADSET} {{\n    type pulse\n    device "{HEADSET_SOURCE}"\n}}\n')
+    rescan()  # PortAudio reads the ALSA configuration when it scans (no stream is open here)
+    modules: list[str] = []
+
+    def plug(on: bool) -> None:
+        if on:
+            modules.append(pulse_env.pactl("load-module", "module-null-sink", f"sink_name={HEADSET_SINK}", "rate=48000 channels=1").strip())
+            modules.append(
+                pulse_env.pactl(
+                    "load-module", "module-remap-source", f"source_name={HEADSET_SOURCE}", f"master={HEADSET_SINK}.monitor", "channels=1"
+                ).strip()
+            )
+        else:
+            while modules:
+                pulse_env.pactl("unload-module", modules.pop())
+
+    try:
+        yield plug
+    finally:
+        plug(False)
+        conf.write_text(original)
+        rescan()
+
+
+async def _collect(cap: Capture, into: list[MessageChunk]) -> None:
+    async for c in cap.stream:
+        into.append(c)
+
+
+def _peak(chunks: list[MessageChunk]) -> int:
+    data = b"".join(c.part.data for c in chunks if isinstance(c.part, Blob))
+    return int(np.abs(np.frombuffer(data, dtype="<i2").astype(np.int32)).max()) if data else 0
+
+
+async def _wait_event(events: list[AudioEvent], kind: str, limit_s: float) -> AudioEvent:
+    deadline = time.monotonic() + limit_s
+    while True:
+        hit = next((e for e in events if e.kind == kind), None)
+        if hit is not None:
+            return hit
+        assert time.monotonic() < deadline, f"no {kind!r} event; events: {[(e.kind, e.message) for e in events]}"
+        await asyncio.sleep(0.05)
+
+
+async def _heard_from(pulse_env: PulseServer, sink: str, chunks: list[MessageChunk]) -> int:
+    """Play a tone into ``sink``; the capture's peak level over it."""
+    before = len(chunks)
+    pb = pulse_env.play_into(sink, tone(600, 0.4))
+    await asyncio.to_thread(pb.wait)
+    await asyncio.sleep(0.3)
+    return _peak(chunks[before:])
+
+
+async def test_a_headset_plugged_in_while_parley_runs_replaces_the_default_microphone_it_stood_in_for(
+    pulse_env: PulseServer, headset: Callable[[bool], None]
+) -> None:
+    events: list[AudioEvent] = []
+    chunks: list[MessageChunk] = []
+    cap = Capture(HEADSET, backoff=(0.2, 0.5))  # chosen in the settings, not plugged in yet
+    cap.add_listener(events.append)
+    await cap.start()
+    assert cap._link is not None
+    cap._link.return_interval = 0.5
+    reader = asyncio.create_task(_collect(cap, chunks))
+    try:
+        fallback = await _wait_event(events, "fallback", 5)
+        assert f"{HEADSET} is not available" in fallback.message and "system default microphone" in fallback.message
+        assert cap.device is not None and cap.device.name == "default"
+        assert await _heard_from(pulse_env, MIC_SINK, chunks) > 3000  # the default microphone is heard meanwhile
+
+        headset(True)  # plugged in
+        returned = await _wait_event(events, "returned", 15)
+        assert HEADSET in returned.message
+        assert cap.device is not None and cap.device.name == HEADSET
+        assert await _heard_from(pulse_env, HEADSET_SINK, chunks) > 3000
+        assert await _heard_from(pulse_env, MIC_SINK, chunks) < 300  # ... and no longer the default
+
+        # Unplugged while in use: PulseAudio itself moves the recording to the default source (no loss reaches
+        # PortAudio), so the microphone keeps working; Parley's own fallback covers devices whose loss it sees.
+        headset(False)
+        await asyncio.sleep(1.0)
+        assert await _heard_from(pulse_env, MIC_SINK, chunks) > 3000
+    finally:
+        await cap.stop()
+        await reader
