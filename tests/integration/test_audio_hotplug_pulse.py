@@ -120,3 +120,26 @@ async def test_a_headset_plugged_in_while_parley_runs_replaces_the_default_micro
     finally:
         await cap.stop()
         await reader
+
+
+async def test_the_settings_list_shows_a_device_that_appeared_after_portaudio_started_while_the_microphone_is_open(
+    pulse_env: PulseServer,
+) -> None:
+    from app.audio import list_devices
+    from app.ui.audio_tools import RealAudioTools
+
+    conf = pulse_env.alsa_conf
+    original = conf.read_text()
+    cap = Capture(None)
+    await cap.start()  # a stream is open: this process's PortAudio cannot re-scan now
+    try:
+        conf.write_text(original + 'pcm.parley_new_headset {\n    type pulse\n    device "parley_mic"\n}\n')  # plugged in
+        tools = RealAudioTools()
+        assert "parley_new_headset" not in {d.name for d in list_devices("input")}  # the list PortAudio scanned at start
+        assert "parley_new_headset" in await asyncio.to_thread(tools.list_devices, "input")
+        conf.write_text(original)  # unplugged again
+        assert "parley_new_headset" not in await asyncio.to_thread(tools.list_devices, "input")
+        assert cap.state == "running"
+    finally:
+        conf.write_text(original)
+        await cap.stop()
