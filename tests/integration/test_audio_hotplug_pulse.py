@@ -1,4 +1,5 @@
-"""A chosen microphone that comes and goes on the PulseAudio test server: the default stands in, then it is used again.
+"""Microphones that come and go on the PulseAudio test server: the default stands in for a chosen one until it is
+there; "System default" follows the desktop's default; the settings list shows devices plugged in meanwhile.
 
 The "headset" is a PulseAudio source loaded and unloaded with pactl (as a USB headset appears and disappears),
 reachable through its own ALSA PCM; the system default is the test server's parley_mic. Speech-like tones are
@@ -143,3 +144,25 @@ async def test_the_settings_list_shows_a_device_that_appeared_after_portaudio_st
     finally:
         conf.write_text(original)
         await cap.stop()
+
+
+async def test_following_the_system_default_switches_when_the_default_microphone_changes(
+    pulse_env: PulseServer, headset: Callable[[bool], None]
+) -> None:
+    headset(True)
+    chunks: list[MessageChunk] = []
+    cap = Capture(None)  # "System default" in the settings
+    await cap.start()
+    reader = asyncio.create_task(_collect(cap, chunks))
+    try:
+        assert await _heard_from(pulse_env, MIC_SINK, chunks) > 3000
+        pulse_env.pactl("set-default-source", HEADSET_SOURCE)  # the user picks the headset in the desktop's sound settings
+        levels = [await _heard_from(pulse_env, HEADSET_SINK, chunks) for _ in range(1)]
+        while levels[-1] <= 3000 and len(levels) < 5:  # the server moves the stream within a moment
+            levels.append(await _heard_from(pulse_env, HEADSET_SINK, chunks))
+        assert levels[-1] > 3000, levels
+        assert await _heard_from(pulse_env, MIC_SINK, chunks) < 300
+    finally:
+        pulse_env.pactl("set-default-source", "parley_mic")
+        await cap.stop()
+        await reader
