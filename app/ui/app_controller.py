@@ -93,6 +93,7 @@ class AppController(QObject):
         self.window.allow_close = False
         self.presenter = Presenter(self.window, store=store)
         self.tray = Tray(self.window)
+        self._hotkey_task: asyncio.Future[None] | None = None
         self.global_hotkey = GlobalHotkey(self.window.hotkey_down, self.window.hotkey_up, window_active=self.window.isActiveWindow)
         self.loop: LoopControl | None = None
         self.dialogs: list[Any] = []  # open dialogs (tests look here)
@@ -270,12 +271,17 @@ class AppController(QObject):
         else:
             self.window.set_hotkey(key, s.ui.hotkey)
         self.tray.set_enabled(s.ui.tray)
-        if s.ui.global_hotkey:
-            why_not = self.global_hotkey.start(self.window.hotkey_name)
-            if why_not:
-                log.warning("ui.global_hotkey: %s", why_not)
-        else:
-            self.global_hotkey.stop()
+        if s.ui.global_hotkey or self.global_hotkey.running:
+            self._hotkey_task = asyncio.ensure_future(self._apply_global_hotkey(s.ui.global_hotkey))
+
+    async def _apply_global_hotkey(self, on: bool) -> None:
+        if not on:
+            await self.global_hotkey.aclose()
+            return
+        why_not = await self.global_hotkey.start_desktop(self.window.hotkey_name)
+        if why_not:
+            log.warning("ui.global_hotkey: %s", why_not)
+            self.window.statusBar().showMessage(f"The talk key works in Parley's window only: {why_not}", 15_000)
 
     def _os_scheme_changed(self, *_: object) -> None:
         app = QApplication.instance()
@@ -386,7 +392,7 @@ class AppController(QObject):
         for dlg in list(self.dialogs):
             dlg.close()
         self.tray.set_enabled(False)
-        self.global_hotkey.stop()
+        await self.global_hotkey.aclose()
         w.allow_close = True
         w.close()
         log.info("Parley closed cleanly")

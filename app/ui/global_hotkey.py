@@ -6,8 +6,9 @@ What the desktop allows, found once at start (:func:`global_support`):
   press of the display without grabbing it, so the key also still reaches the focused application. That is why
   only keys that type nothing qualify (F1–F24, Pause, Scroll Lock, Insert, Menu …): a global Space would start
   an utterance whenever the user types a space elsewhere.
-* **Wayland**: no application may read other windows' keys. The XDG GlobalShortcuts portal could bind one, but
-  Parley does not speak it yet, so the hotkey works while Parley's window is active, and the settings dialog says so.
+* **Wayland**: no application may read other windows' keys; Parley asks the desktop's XDG GlobalShortcuts
+  portal (:mod:`app.ui.portal_hotkey`) to bind the key, any key (the desktop takes it from the other windows).
+  Without the portal, the hotkey works while Parley's window is active, and the status says why.
 * no display / pynput missing: window only, with the reason.
 
 The listener's callbacks run on pynput's thread; they only hand the press to the event loop
@@ -38,19 +39,23 @@ _PYNPUT_NAMES = {"scrolllock": "scroll_lock", "pageup": "page_up", "pagedown": "
 
 @dataclass(frozen=True, slots=True)
 class Support:
-    backend: str  # "x11", or "" when the key works in Parley's window only
+    backend: str  # "x11", "portal" (Wayland: the XDG GlobalShortcuts portal), or "" when it works in Parley's window only
     why_not: str = ""  # when backend is "": what to tell the user
 
 
 def global_support(env: Mapping[str, str] | None = None) -> Support:
-    """Whether a global hotkey can work in this session (environment variables only: cheap, no connection)."""
+    """Which way a global hotkey can work in this session (environment variables only: cheap, no connection)."""
     env = os.environ if env is None else env
     session = env.get("XDG_SESSION_TYPE", "").lower()
     if env.get("WAYLAND_DISPLAY") or session == "wayland":
+        runtime = env.get("XDG_RUNTIME_DIR", "/nonexistent")
+        has_bus = bool(env.get("DBUS_SESSION_BUS_ADDRESS")) or os.path.exists(os.path.join(runtime, "bus"))
+        if has_bus and importlib.util.find_spec("jeepney") is not None:
+            return Support("portal")  # whether the desktop offers the portal shows in GlobalHotkey.start_desktop
         return Support(
             "",
-            "Wayland lets no application read the keys of other windows, and Parley does not use the desktop's "
-            "global shortcuts portal yet: the talk key works while Parley's window is active",
+            "Wayland lets no application read the keys of other windows and there is no D-Bus session bus for the "
+            "desktop's global shortcuts portal: the talk key works while Parley's window is active",
         )
     if not env.get("DISPLAY"):
         return Support("", "no X11 display: the talk key works while Parley's window is active")
@@ -129,11 +134,12 @@ class GlobalHotkey:
         self._listener: Any = None
         self._hold: HoldDebounce | None = None
         self._ours = False  # the hold in progress was started here (not by the window's own key filter)
+        self._portal: Any = None  # app.ui.portal_hotkey.PortalHotkey while the portal has the key
         self.status = "off"
 
     @property
     def running(self) -> bool:
-        return self._listener is not None
+        return self._listener is not None or self._portal is not None
 
     def start(self, key_text: str, support: Support | None = None) -> str:
         self.stop()
@@ -168,6 +174,30 @@ class GlobalHotkey:
         self._listener = listener
         self.status = f"{key_text} works in every window (X11)"
         return ""
+
+    async def start_desktop(self, key_text: str, support: Support | None = None) -> str:
+        """The talk key in every window by whatever this session offers (X11 listener or the portal); "" when it
+        works, else why it stays window-only."""
+        support = support or global_support()
+        if support.backend != "portal":
+            return self.start(key_text, support)
+        from app.ui.portal_hotkey import PortalHotkey
+
+        await self.aclose()
+        self._portal = PortalHotkey(self._on_down, self._on_up, window_active=self._window_active)
+        why = await self._portal.start(key_text)
+        if why:
+            self._portal = None
+            return self._window_only(f"{why}; the talk key works while Parley's window is active")
+        self.status = f"{key_text} works in every window (the desktop's global shortcuts portal)"
+        return ""
+
+    async def aclose(self) -> None:
+        """Stop whichever listener runs (the portal's needs the event loop)."""
+        self.stop()
+        portal, self._portal = self._portal, None
+        if portal is not None:
+            await portal.stop()
 
     def _window_only(self, why: str) -> str:
         self.status = f"window only: {why}"

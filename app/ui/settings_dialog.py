@@ -383,7 +383,14 @@ class SettingsDialog(QDialog):
         if not self.global_check.isChecked():
             self.global_status.setText("Off: the key works while Parley's window is active.")
             return
-        why_not = global_support().why_not or global_key_problem(key)
+        support = global_support()
+        if support.backend == "portal":
+            self.global_status.setText(
+                "Wayland: Parley asks the desktop's global shortcuts portal for the key (the desktop may ask you to "
+                "confirm it); where there is none, it works while Parley's window is active."
+            )
+            return
+        why_not = support.why_not or global_key_problem(key)
         self.global_status.setText(f"Window only: {why_not}." if why_not else f"Active: {key} works in every window (X11).")
 
     def _wake_phrase(self) -> str:

@@ -240,8 +240,10 @@ def test_the_wake_word_is_off_by_default_named_in_the_dialog_and_saved_when_tick
     assert "wake_word_model" not in cfg.read_text()
 
 
-def test_the_global_talk_key_says_it_stays_window_only_on_wayland_and_saves_the_choice(aloop, qtbot, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_the_global_talk_key_says_how_it_works_on_wayland_and_x11_and_saves_the_choice(aloop, qtbot, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
+    monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
     cfg = tmp_path / "config.toml"
     d = dialog(aloop, qtbot, cfg)
     assert not d.global_check.isChecked()
@@ -249,6 +251,10 @@ def test_the_global_talk_key_says_it_stays_window_only_on_wayland_and_saves_the_
     d.hotkey_edit.setKeySequence("F9")
     d.global_check.setChecked(True)
     assert d.global_status.text().startswith("Window only: Wayland")
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1/bus")
+    d.global_check.setChecked(False)
+    d.global_check.setChecked(True)
+    assert "global shortcuts portal" in d.global_status.text()
     monkeypatch.delenv("WAYLAND_DISPLAY")
     monkeypatch.setenv("XDG_SESSION_TYPE", "x11")
     monkeypatch.setenv("DISPLAY", ":0")

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from app.ui.global_hotkey import HoldDebounce, global_key_problem, global_support
+from app.ui.global_hotkey import HoldDebounce, Support, global_key_problem, global_support
 
 
-def test_wayland_and_a_missing_display_keep_the_key_window_only_and_say_why() -> None:
-    wayland = global_support({"WAYLAND_DISPLAY": "wayland-0", "DISPLAY": ":0", "XDG_SESSION_TYPE": "wayland"})
-    assert wayland.backend == "" and "Wayland" in wayland.why_not and "window is active" in wayland.why_not
-    assert global_support({"XDG_SESSION_TYPE": "wayland"}).backend == ""
+def test_wayland_asks_the_portal_when_there_is_a_session_bus_and_is_window_only_without_one() -> None:
+    with_bus = global_support({"WAYLAND_DISPLAY": "wayland-0", "DISPLAY": ":0", "DBUS_SESSION_BUS_ADDRESS": "unix:path=/run/bus"})
+    assert with_bus == Support("portal")
+    no_bus = global_support({"XDG_SESSION_TYPE": "wayland", "XDG_RUNTIME_DIR": "/nonexistent"})
+    assert no_bus.backend == "" and "Wayland" in no_bus.why_not and "window is active" in no_bus.why_not
     none = global_support({})
     assert none.backend == "" and "no X11 display" in none.why_not
 
