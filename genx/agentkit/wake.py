@@ -11,6 +11,10 @@ goes to the VAD, starting with the last ``replay_ms`` before the detection (the
 detector fires a little after the phrase ends: without it, a request spoken
 straight after the phrase loses its first syllable).
 
+The echo canceller does not remove every trace of Parley's voice (in a loop-back measurement one of three
+"hey jarvis" it said itself still fired), so asleep, a detection while Parley speaks, or within
+``echo_tail_s`` + :data:`OWN_VOICE_TAIL_S` after, is ignored.
+
 Awake lasts while anything is going on (the user speaks, Parley thinks or
 speaks) and ``follow_up_s`` after it: a follow-up needs no wake word. Then the
 gate falls asleep again (another ``WakeChanged``). The wake phrase itself is cut
@@ -38,6 +42,7 @@ from genx.agentkit.mic import blob_len
 from genx.chunk import Blob, MessageChunk
 
 BUSY = frozenset({LoopState.HEARING, LoopState.THINKING, LoopState.SPEAKING, LoopState.INTERRUPTED})
+OWN_VOICE_TAIL_S = 0.5  # asleep, detections this long after Parley's own speech (plus the echo tail) are its echo
 EARCON_RATE = 16000
 
 
@@ -115,6 +120,7 @@ class WakeGate:
         self._earcon = earcon
         self.awake = False
         self._until = -math.inf
+        self._own_voice_until = -math.inf
         self._recent: deque[MessageChunk] = deque()
         self._recent_bytes = 0
 
@@ -143,6 +149,10 @@ class WakeGate:
             self._to_vad(chunk)
             return
         now = core.clock()
+        if core.state is LoopState.SPEAKING:
+            self._own_voice_until = now + core.config.echo_tail_s + OWN_VOICE_TAIL_S
+        if heard and not self.awake and now <= self._own_voice_until:
+            heard = []  # Parley's own voice through the echo canceller (an answer to a typed question, a reminder)
         if core.state in BUSY or heard:
             self._until = max(self._until, now + core.config.follow_up_s)
         if not self.awake:

@@ -150,3 +150,16 @@ def test_strip_wake_phrase_takes_the_phrase_its_name_alone_or_a_near_spelling_an
     assert strip_wake_phrase("Javelins are heavy", phrases) == "Javelins are heavy"
     assert strip_wake_phrase("Okay, Nabu, hi", ["Okay Nabu", "Hey Jarvis"]) == "Hi"
     assert strip_wake_phrase("Alexa stop", ["Alexa"]) == "Stop"
+
+
+async def test_asleep_a_detection_during_parley_s_own_answer_is_its_echo_and_ignored() -> None:
+    det = ScriptedWakeDetector([1.0, 6.0])  # the first while the typed question's answer plays, the second after it
+    long_reply = Reply([(0.05, "This answer is long enough to be playing when the detector fires.")])
+    rig = await _rig(transcripts=["what time is it"], replies=[long_reply, SHORT], wake_detector=det, config=_cfg())
+    rig.loop.send_text("tell me something")
+    await rig.run_until(3.0)
+    assert any(e.state is LoopState.SPEAKING for e in rig.of(StateChanged))
+    assert _wakes(rig) == [False]  # the detection at 1.0 s, inside the answer, did not wake the loop
+    await rig.run_until(8.0)
+    assert _wakes(rig) == [False, True]
+    await rig.stop()
