@@ -159,9 +159,7 @@ class AnswerRunner:
             ans.gen = await _shielded_open(core.generator.generate_stream(ans.generator, ctx))
             ans.text_in = StreamBuilder()
             inner = await _shielded_open(self.speech.speak(ans.text_in.stream, ans.recorder))
-            audio = AnswerAudio(ans.route_id, inner, on_pull=self._on_pull, on_end=self._on_audio_end)
-            audio.keep_far = self._heard.keeps_far
-            ans.audio = audio
+            audio = ans.audio = self._answer_audio(ans, inner)
             if not ans.held:
                 self._player.play(audio)
             while True:
@@ -198,6 +196,23 @@ class AnswerRunner:
                 b.done()
         if ans.audio is None and not ans.finished and not ans.held:
             self._finish(turn, ans, interrupted=False)
+
+    def _answer_audio(self, ans: Answer, inner: Stream) -> AnswerAudio:
+        audio = AnswerAudio(ans.route_id, inner, on_pull=self._on_pull, on_end=self._on_audio_end)
+        audio.keep_far = self._heard.keeps_far
+        return audio
+
+    def adopt(self, turn: Turn, ans: Answer, audio: Stream) -> None:
+        """Play, track, cut and record ``ans`` like any answer; another part produces its text and ``audio`` (realtime mode)."""
+        ans.audio = self._answer_audio(ans, audio)
+        self._answers[ans.route_id] = (turn, ans)
+        self._arm_watchdog(turn, ans)
+        if self.cutting:  # a cut still stopping the player would discard this stream too: play after it
+            t = asyncio.get_running_loop().create_task(self._play_after_cuts(ans), name=f"voice-loop-adopt-{turn.turn_id}")
+            self._background.add(t)
+            t.add_done_callback(self._background.discard)
+        else:
+            self._player.play(ans.audio)
 
     def _arm_watchdog(self, turn: Turn, ans: Answer) -> None:
         if ans.watchdog is not None:

@@ -39,7 +39,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from genx.agentkit.answers import AnswerRunner
@@ -60,6 +60,8 @@ from genx.agentkit.history import History
 from genx.agentkit.metrics import Clock
 from genx.agentkit.mic import MicFrontEnd
 from genx.agentkit.ports import AudioOutput, EndOfTurnDetector, Speech, SpeechDetector
+from genx.agentkit.realtime_mode import RealtimeConversation
+from genx.agentkit.realtime_output import TruncatingOutput
 from genx.agentkit.recorder import Recorder
 from genx.agentkit.router import SpeechRouter
 from genx.agentkit.store import ConversationStore, ConversationStoreError, new_conversation_id, next_turn_seq
@@ -67,6 +69,7 @@ from genx.agentkit.turn_manager import TurnManager
 from genx.errors import GenxError
 from genx.generators import Generator
 from genx.stream import Stream
+from genx.tools import FuncTool
 from genx.transformers import Transformer
 
 log = logging.getLogger("genx.agentkit.loop")
@@ -95,6 +98,8 @@ class VoiceLoop:
         clock: Clock = time.monotonic,
         wall_clock: Clock = time.time,
         bus: EventBus | None = None,
+        realtime: Any = None,
+        realtime_tools: Sequence[FuncTool] = (),
     ) -> None:
         self.config = cfg = config or LoopConfig()
         self.core = core = LoopCore(
@@ -111,7 +116,9 @@ class VoiceLoop:
         self.mic = MicFrontEnd(core, echo=echo, gate=echo_gate, fallback=fallback, output_latency=self._output_latency)
         heard = HeardTracker(self.mic.far_ends, clock=clock, output_latency=self._output_latency)
         self.recorder = Recorder(core, store)
-        self.answers = AnswerRunner(core, speech=speech, player=player, mic=self.mic, heard=heard, recorder=self.recorder)
+        # realtime mode: a speech-to-speech session answers (realtime_mode.py); a stopped player tells it what was heard
+        output = TruncatingOutput(player) if realtime is not None else player
+        self.answers = AnswerRunner(core, speech=speech, player=output, mic=self.mic, heard=heard, recorder=self.recorder)
         self.turns = TurnManager(core, self.answers)
         self.router = SpeechRouter(
             core,
@@ -127,6 +134,15 @@ class VoiceLoop:
         self.turns.on_dismissed = self.router.end_turn
         self.mic.to_vad = self.router.feed_vad
         self.mic.to_ptt = self.router.feed_ptt
+        self.live: RealtimeConversation | None = None
+        if isinstance(output, TruncatingOutput):
+            live = self.live = RealtimeConversation(
+                core, realtime, vad=vad, answers=self.answers, output=output, mic=self.mic,
+                new_turn=self.turns.new_turn, tools=realtime_tools, name=cfg.generator or "realtime",
+            )  # fmt: skip
+            self.answers.on_over = live.answer_over
+            self.mic.to_vad = live.feed
+            self.mic.to_ptt = live.feed_ptt
         core.settle = self._settle_state
         self._tasks: list[asyncio.Task[None]] = []
         self._unsubs: list[Callable[[], None]] = []
@@ -172,7 +188,7 @@ class VoiceLoop:
     @property
     def push_to_talk_open(self) -> bool:
         """Push-to-talk is down (an utterance is being recorded)."""
-        return self.router.ptt is not None
+        return (self.live.ptt if self.live is not None else self.router.ptt) is not None
 
     # -- lifecycle ---------------------------------------------------------------------
     async def start(self) -> None:
@@ -183,7 +199,7 @@ class VoiceLoop:
         loop = asyncio.get_running_loop()
         core.stopped = loop.create_future()
         core.running = True
-        readers = await self.router.start()
+        readers = await (self.live.start() if self.live is not None else self.router.start())
         self._unsubs.append(self._player.on_played(self.answers.on_played))
         self._unsubs.append(self._player.on_route_end(self.answers.on_route_end))
         for coro, name in readers:
@@ -211,8 +227,12 @@ class VoiceLoop:
         if self.turns.collecting is not None:
             self.turns.drop_held(self.turns.collecting, "stopped")
         self.turns.stop_answer(None, "stopped")
+        if self.live is not None:
+            self.live.stop_answer(None, "stopped")
         await self.answers.wait_cuts(5.0)
         self.router.close_inputs()
+        if self.live is not None:
+            await self.live.close()
         self.recorder.cancel_prefill()
         for t in self._tasks:
             t.cancel()
@@ -238,12 +258,15 @@ class VoiceLoop:
         core = self.core
         if not core.running:
             return
-        cur = self.turns.current_answer()
+        live = self.live
+        cur = live.current if live is not None else self.turns.current_answer()
         collecting = self.turns.collecting
         if cur is not None:
             st = LoopState.SPEAKING if cur[1].started_playing else LoopState.THINKING
-        elif self.router.hearing:
+        elif live.hearing if live is not None else self.router.hearing:
             st = LoopState.HEARING
+        elif live is not None and live.waiting is not None:
+            st = LoopState.THINKING
         elif collecting is not None and collecting.utterances:
             st = LoopState.THINKING
         elif core.muted:
@@ -254,10 +277,10 @@ class VoiceLoop:
 
     # -- commands ------------------------------------------------------------------------
     def push_to_talk_down(self) -> None:
-        self.router.push_to_talk_down(self.mic.preroll())
+        (self.live or self.router).push_to_talk_down(self.mic.preroll())
 
     def push_to_talk_up(self) -> None:
-        self.router.push_to_talk_up()
+        (self.live or self.router).push_to_talk_up()
 
     def send_text(self, text: str) -> None:
         text = text.strip()
@@ -266,18 +289,20 @@ class VoiceLoop:
         if not text:
             self.core.error(ErrorKind.INPUT, "empty message ignored", level=logging.INFO)
             return
-        self.turns.typed(text)
+        (self.live or self.turns).typed(text)
 
     def stop_speaking(self) -> None:
-        self.turns.stop_answer(self.core.clock(), "stop speaking")
+        (self.live or self.turns).stop_answer(self.core.clock(), "stop speaking")
 
     def new_conversation(self) -> None:
         core = self.core
-        self.turns.stop_answer(None, "new conversation")
+        (self.live or self.turns).stop_answer(None, "new conversation")
+        if self.live is not None:
+            self._spawn(self.live.restart(), "voice-loop-realtime-restart")  # the provider's context is the old one
         dropped = self.turns.abandon_collecting("new conversation")
         if dropped is not None:
             self.router.forget_turn(dropped)
-        if self.router.ptt is not None:
+        if self.push_to_talk_open:
             self.push_to_talk_up()
         self.recorder.history.clear()
         self.recorder.schedule_prefill()
@@ -311,7 +336,7 @@ class VoiceLoop:
             return
         if m is self.core.mode:
             return
-        if self.router.ptt is not None:
+        if self.push_to_talk_open:
             self.push_to_talk_up()
         self.core.mode = m
         self.core.emit(ModeChanged(mode=m))
@@ -320,7 +345,7 @@ class VoiceLoop:
         if muted == self.core.muted:
             return
         self.core.muted = muted
-        if muted and self.router.ptt is not None:
+        if muted and self.push_to_talk_open:
             self.push_to_talk_up()
         self.core.emit(MuteChanged(muted=muted))
         self._settle_state("muted" if muted else "unmuted")

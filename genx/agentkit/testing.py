@@ -544,6 +544,8 @@ class Rig:
         ptt_vad: bool = False,
         asr_delay: float = 0.0,
         turn_detector: Any = None,
+        realtime: Any = None,
+        realtime_tools: Sequence[Any] = (),
     ) -> None:
         self.clock = VirtualClock()
         t0 = self.clock.t
@@ -569,6 +571,8 @@ class Rig:
             ptt_vad=self.ptt_vad,
             store=store,
             turn_detector=turn_detector,
+            realtime=realtime,
+            realtime_tools=realtime_tools,
             clock=self.clock,
             wall_clock=lambda: 1_700_000_000.0,
             bus=self.bus,

@@ -32,8 +32,9 @@ an error text; a control chunk labelled ``reconnect`` says what happened.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from genx.chunk import Blob, MessageChunk, Role, Text, ToolResult
@@ -82,6 +83,18 @@ class RealtimeTransformer:
 
     async def transform(self, stream: Stream) -> RealtimeSessionStream:
         return _Call(self, stream).start()
+
+    def with_tools(self, tools: Iterable[object]) -> RealtimeTransformer:
+        """The same model whose sessions offer ``tools`` (``genx.tools.FuncTool`` s) as functions; the caller runs them."""
+        specs = RealtimeSettings.specs_of(self.config.provider, tools)
+        return RealtimeTransformer(
+            self.make_dialect,
+            self.config,
+            dataclasses.replace(self.settings, tools=specs),
+            read_timeout=self.read_timeout,
+            max_reconnects=self.max_reconnects,
+            output_max_bytes=self.output_max_bytes,
+        )
 
 
 class _Call:
@@ -337,6 +350,8 @@ class _Call:
             live = out.live.get(e.response_id)
             if live is not None:
                 out.interrupt(live, int(self.meter.pulled_ms(live.stream_id) or 0))
+            elif (ended := out.recent_of(e.response_id)) is not None:
+                out.server_interrupted(ended)
         elif isinstance(e, ev.SessionReady):
             await self.on_ready()
         elif isinstance(e, ev.ServerError):
@@ -384,8 +399,8 @@ class _Call:
             self.close_soon()
 
     # -- barge-in ------------------------------------------------------------------
-    def interrupt(self, played_ms: float | None) -> Interruption | None:
-        live = self.outputs.target()
+    def interrupt(self, played_ms: float | None, stream_id: str = "") -> Interruption | None:
+        live = self.outputs.find(stream_id) if stream_id else self.outputs.target()
         if live is None or not self.inv.is_open:
             return None
         ms = int(played_ms if played_ms is not None else (self.meter.pulled_ms(live.stream_id) or 0))

@@ -1,0 +1,125 @@
+"""Realtime mode's output side: the heard-text estimate of a provider response, and the player that truncates.
+
+:class:`TranscriptRecorder` is the :class:`~genx.agentkit.spoken.SegmentRecorder`
+of one realtime response: the provider sends the response's audio and its
+transcript as two unaligned streams, so the whole response is one segment whose
+text grows with the transcript and whose byte span grows with the audio. The
+heard words are mapped as in the cascade (proportionally over the voiced range,
+a word counts once its last letter was heard); while the response is still
+arriving, its length is bounded by a speaking rate (``chars_per_s``) so the
+estimate never runs ahead of the audio.
+
+:class:`TruncatingOutput` wraps the speaker for the answer runner. When the
+runner stops the player (a barge-in, a stop, a newer question), it reads the
+positions the player returns and tells the provider, for every realtime response
+it was playing, how much of it was heard (``interrupt(played_ms, stream_id=…)``:
+OpenAI ``response.cancel`` while it runs and ``conversation.item.truncate`` with
+``audio_end_ms``): the provider's conversation then holds what the user heard,
+the same position the loop's history keeps.
+
+Does not own: the session (:mod:`.realtime_mode`), the cut's order and the record
+(:mod:`.answers`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+from genx.agentkit.ports import AudioOutput, Ducking, PositionListener
+from genx.agentkit.spoken import SegmentRecorder
+from genx.stream import Stream
+
+log = logging.getLogger("genx.agentkit.loop")
+
+SPOKEN_CHARS_PER_S = 15.0  # a brisk speaking rate: a cut response is never assumed shorter than this
+
+
+class TranscriptRecorder(SegmentRecorder):
+    """One realtime response as one growing segment (see the module docstring). Loop-thread only."""
+
+    __slots__ = ("_parts", "chars_per_s")
+
+    def __init__(self, *, clock: Callable[[], float] | None = None, chars_per_s: float = SPOKEN_CHARS_PER_S) -> None:
+        super().__init__(clock=clock)
+        self._parts: list[str] = []
+        self.chars_per_s = chars_per_s
+        self.begin("")
+
+    def set_rate(self, rate: int) -> None:
+        """The response's audio rate (Hz): sizes a response that is still arriving."""
+        if rate > 0:
+            self.default_bytes_per_char = 2.0 * rate / self.chars_per_s
+
+    def transcript(self, text: str) -> None:
+        self._parts.append(text)
+        spans = self.spans()
+        if spans:
+            spans[0].text = "".join(self._parts).strip()
+
+    def text(self) -> str:
+        return "".join(self._parts).strip()
+
+    def finish(self) -> None:
+        """The provider ended the response: its audio and transcript are whole."""
+        self.end()
+
+
+class RealtimeCutPort(Protocol):
+    """What the output needs of the session: cut the response on route ``stream_id`` at ``played_ms``."""
+
+    def truncate(self, stream_id: str, played_ms: int) -> None: ...
+
+
+class TruncatingOutput:
+    """The speaker, as the answer runner sees it in realtime mode (see the module docstring)."""
+
+    __slots__ = ("_inner", "_routes", "port")
+
+    def __init__(self, inner: AudioOutput, port: RealtimeCutPort | None = None) -> None:
+        self._inner = inner
+        self.port = port
+        self._routes: set[str] = set()  # realtime response routes given to the player and not cut yet
+
+    def track(self, stream_id: str) -> None:
+        self._routes.add(stream_id)
+
+    def forget(self, stream_id: str) -> None:
+        self._routes.discard(stream_id)
+
+    def play(self, stream: Stream) -> None:
+        self._inner.play(stream)
+
+    async def stop(self, discard: bool = True) -> Mapping[str, Any]:
+        positions = await self._inner.stop(discard)
+        routes, self._routes = self._routes, set()
+        port = self.port
+        for sid in routes:
+            pos = positions.get(sid) if hasattr(positions, "get") else None
+            ms = 0
+            if pos is not None and int(getattr(pos, "rate", 0) or 0) > 0:
+                ms = int(int(pos.samples_heard) * 1000 // int(pos.rate))
+            if port is not None:
+                try:
+                    port.truncate(sid, ms)
+                except Exception:
+                    log.exception("telling the realtime provider what was heard failed")
+        return positions
+
+    def duck(self, db: float | None) -> None:
+        if isinstance(self._inner, Ducking):
+            self._inner.duck(db)
+
+    def on_played(self, listener: PositionListener) -> Callable[[], None]:
+        return self._inner.on_played(listener)
+
+    def on_route_end(self, listener: PositionListener) -> Callable[[], None]:
+        return self._inner.on_route_end(listener)
+
+    @property
+    def latency(self) -> float:
+        return float(getattr(self._inner, "latency", 0.0) or 0.0)
+
+
+__all__ = ["SPOKEN_CHARS_PER_S", "RealtimeCutPort", "TranscriptRecorder", "TruncatingOutput"]
