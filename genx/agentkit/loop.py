@@ -137,7 +137,7 @@ class VoiceLoop:
         self.live: RealtimeConversation | None = None
         if isinstance(output, TruncatingOutput):
             live = self.live = RealtimeConversation(
-                core, realtime, vad=vad, answers=self.answers, output=output, mic=self.mic,
+                core, realtime, vad=vad, answers=self.answers, output=output,
                 new_turn=self.turns.new_turn, tools=realtime_tools, name=cfg.generator or "realtime",
             )  # fmt: skip
             self.answers.on_over = live.answer_over

@@ -24,10 +24,9 @@ tells the provider the heard position (OpenAI ``response.cancel`` +
 ``conversation.item.truncate`` with ``audio_end_ms``), and the turn is recorded
 with the words heard up to that position.
 
-Tool calls the session surfaces run through :class:`genx.toolrounds.execute.CallBatch`
-(timeouts, validation, errors as results) and are answered on the session.
-
-A session that fails (a wrong key, an unknown model, a dropped connection the
+The session itself, its tool calls (through :class:`genx.toolrounds.execute.CallBatch`)
+and reopening it after a failure are :class:`~.realtime_session.RealtimeLink`'s.
+A failed session (a wrong key, an unknown model, a dropped connection the
 transformer could not resume) is reported as a :class:`~.events.LoopError`; the
 loop listens again and the next speech, key press or message opens a fresh one.
 
@@ -37,7 +36,6 @@ the cut (:mod:`.answers`), history and store (:mod:`.recorder`).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Sequence
@@ -46,21 +44,19 @@ from typing import Any
 from genx.agentkit.answers import AnswerRunner
 from genx.agentkit.core import LoopCore
 from genx.agentkit.events import AssistantDelta, ErrorKind, Mode, SpeechEnded, SpeechStarted, UserFinal, UserPartial
-from genx.agentkit.mic import MicFrontEnd
 from genx.agentkit.ports import SpeechDetector
 from genx.agentkit.realtime_output import TranscriptRecorder, TruncatingOutput
+from genx.agentkit.realtime_session import RealtimeLink
 from genx.agentkit.turns import Answer, Turn
 from genx.chunk import Blob, MessageChunk, Role, Text
-from genx.errors import Done, StreamClosedError
+from genx.errors import StreamClosedError
 from genx.stream import Stream, StreamBuilder
-from genx.toolrounds.execute import CallBatch, SideEffectLedger
 from genx.tools import FuncTool
 from genx.transformers.audiostream.pcm import pcm_format_from_mime
 
 log = logging.getLogger("genx.agentkit.loop")
 
 TRANSCRIPT, PARTIAL, FINAL, INTERRUPTED = "transcript", "partial", "final", "interrupted"
-RETRY_AFTER_S = 3.0  # a failed session is not reopened sooner (a wrong key must not become a reconnect storm)
 
 
 class RealtimeConversation:
@@ -74,143 +70,73 @@ class RealtimeConversation:
         vad: SpeechDetector,
         answers: AnswerRunner,
         output: TruncatingOutput,
-        mic: MicFrontEnd,
         new_turn: Callable[[bool], Turn],
         tools: Sequence[FuncTool] = (),
         name: str = "realtime",
-        tool_timeout_s: float = 10.0,
     ) -> None:
         self._core = core
-        self._tools = {t.name: t for t in tools}
-        with_tools = getattr(model, "with_tools", None)
-        self._model = with_tools(list(tools)) if tools and callable(with_tools) else model
-        settings = getattr(self._model, "settings", None)
-        self.provider_vad = getattr(settings, "turn_detection", "server_vad") is not None
+        self.link = RealtimeLink(core, model, on_chunk=self._on_chunk, on_failed=self._session_failed, tools=tools)
+        self.provider_vad = self.link.provider_vad
         self._vad = vad
         self._answers = answers
         self._output = output
-        output.port = self
-        self._mic = mic
+        output.port = self.link
         self._new_turn = new_turn
         self._name = name
-        self._tool_timeout_s = tool_timeout_s
-        self._inp: StreamBuilder | None = None
-        self._out: Any = None  # the session's RealtimeSessionStream
-        self._reader: asyncio.Task[None] | None = None
-        self._opening: asyncio.Task[None] | None = None
-        self._failed_at: float | None = None
         self._vad_in: StreamBuilder | None = None
-        self._bg: set[asyncio.Task[Any]] = set()
         self.current: tuple[Turn, Answer] | None = None  # the answer being generated / played
         self.waiting: Turn | None = None  # the user's turn, heard and not answered yet
-        self._speaking = False  # a local VAD utterance (hands-free) or a push-to-talk press is open
         self._utterances: set[str] = set()  # local VAD routes admitted as speech
         self.ptt: str | None = None  # the open push-to-talk route
         self._ptt_seq = 0
         self._user_turns: dict[str, Turn] = {}  # provider user-speech route → turn
         self._live: dict[str, tuple[Turn, Answer, StreamBuilder]] = {}  # response route → its answer
 
-    # -- lifecycle -----------------------------------------------------------------------
     @property
     def hearing(self) -> bool:
-        return self._speaking or self.ptt is not None
+        return bool(self._utterances) or self.ptt is not None
 
     async def start(self) -> list[tuple[Any, str]]:
         """Open the local VAD and the session; returns the reader coroutines to run, with task names."""
         self._vad_in = StreamBuilder()
         vad_out = await self._vad.transform(self._vad_in.stream, on_speech=self._on_vad_event)
-        await self._open()
+        await self.link.open()
         return [(self._read_vad(vad_out), "voice-loop-realtime-vad")]
 
-    async def _open(self) -> None:
-        inp = StreamBuilder()
-        try:
-            out = await self._model.transform(inp.stream)
-        except Exception as e:
-            self._session_failed(e)
-            return
-        self._inp, self._out = inp, out
-        self._reader = asyncio.get_running_loop().create_task(self._read(out), name="voice-loop-realtime")
-
-    def _ensure_session(self) -> bool:
-        """True when a session takes input now; else a fresh one is being opened (after a failure)."""
-        if self._inp is not None and not self._inp.ended:
-            return True
-        if self._opening is None and self._core.running:
-            if self._failed_at is not None and self._core.clock() - self._failed_at < RETRY_AFTER_S:
-                return False
-            self._opening = asyncio.get_running_loop().create_task(self._reopen(), name="voice-loop-realtime-open")
-        return False
-
-    async def _reopen(self) -> None:
-        try:
-            await self._open()
-        finally:
-            self._opening = None
-
     async def restart(self) -> None:
-        """A new conversation: the provider's context is the old one, so end the session and open a fresh one."""
-        await self._close_session()
-        if self._core.running:
-            await self._open()
+        await self.link.restart()
 
     async def close(self) -> None:
         if self._vad_in is not None and not self._vad_in.ended:
             self._vad_in.done()
-        if self._opening is not None:
-            self._opening.cancel()
-        await self._close_session()
-        for t in list(self._bg):
-            t.cancel()
-
-    async def _close_session(self) -> None:
-        inp, out, reader = self._inp, self._out, self._reader
-        self._inp = self._out = self._reader = None
-        if inp is not None and not inp.ended:
-            inp.done()
-        if out is not None:
-            with contextlib.suppress(Exception):
-                await out.close()
-        if reader is not None:
-            reader.cancel()
-            with contextlib.suppress(BaseException):
-                await reader
+        await self.link.close()
 
     def _session_failed(self, e: BaseException) -> None:
-        self._failed_at = self._core.clock()
-        self._inp = self._out = None
         cur = self.current
         if cur is not None:
             cur[1].error = cur[1].error or (str(e) or type(e).__name__)
             self._answers.cut(cur[0], cur[1], None, "the realtime session failed")
         self.waiting = None
-        if self._core.running:
-            self._core.error(ErrorKind.GENERATOR, f"the realtime session failed: {e}")
-            self._core.settle("realtime session failed")
+        self._core.error(ErrorKind.GENERATOR, f"the realtime session failed: {e}")
+        self._core.settle("realtime session failed")
 
     # -- input -------------------------------------------------------------------------
-    def _send(self, chunk: MessageChunk) -> None:
-        inp = self._inp
-        if inp is not None and not inp.ended:
-            with contextlib.suppress(StreamClosedError):
-                inp.push(chunk)
-
     def feed(self, chunk: MessageChunk) -> None:
         """A processed microphone chunk (hands-free path): to the local VAD, and to the session under its VAD."""
         if self._vad_in is not None and not self._vad_in.ended:
             self._vad_in.push(chunk)
-        if self.provider_vad and self._core.mode is Mode.HANDS_FREE and self._inp is not None:
-            self._send(chunk)
+        if self.provider_vad and self._core.mode is Mode.HANDS_FREE:
+            self.link.send(chunk)
 
     def feed_ptt(self, mime: str, data: bytes, ts: int) -> None:
         if self.ptt is not None:
-            self._send(MessageChunk.blob(mime, data, role=Role.USER, stream_id=self.ptt, timestamp=ts))
+            self.link.send(MessageChunk.blob(mime, data, role=Role.USER, stream_id=self.ptt, timestamp=ts))
 
     def push_to_talk_down(self, preroll: list[MessageChunk]) -> None:
         core = self._core
         if not core.running or core.muted or self.ptt is not None:
             return
-        self._ensure_session()
+        self.link.ensure()
         now = core.clock()
         self._barge_in(now, "push-to-talk")
         self._ptt_seq += 1
@@ -218,29 +144,29 @@ class RealtimeConversation:
         self._user_speech(now)
         for c in preroll:
             if isinstance(c.part, Blob):
-                self._send(MessageChunk.blob(c.part.mime, c.part.data, role=Role.USER, stream_id=sid, timestamp=c.timestamp))
+                self.link.send(MessageChunk.blob(c.part.mime, c.part.data, role=Role.USER, stream_id=sid, timestamp=c.timestamp))
 
     def push_to_talk_up(self) -> None:
         sid, self.ptt = self.ptt, None
         if sid is None:
             return
-        self._send(MessageChunk.eos(sid, role=Role.USER))  # manual turns: the transformer commits the press
+        self.link.send(MessageChunk.eos(sid, role=Role.USER))  # manual turns: the transformer commits the press
         self._speech_ended()
 
     def typed(self, text: str) -> None:
         core = self._core
-        self._ensure_session()
+        self.link.ensure()
         self._barge_in(None, "typed message")
         turn = self._new_turn(True)
         turn.user_text = text
         turn.timeline.mark("speech_end", core.clock())
         core.emit(UserFinal(turn_id=turn.turn_id, text=text, typed=True))
         self.waiting = turn
-        if self._inp is None:
+        if not self.link.connected:
             core.error(ErrorKind.GENERATOR, "the realtime session is not connected; try again in a moment", turn.turn_id)
             self.waiting = None
             return
-        self._send(MessageChunk.text(text, role=Role.USER))
+        self.link.send(MessageChunk.text(text, role=Role.USER))
         core.settle("typed message")
 
     def stop_answer(self, onset: float | None, why: str) -> None:
@@ -257,15 +183,6 @@ class RealtimeConversation:
             if not cur[1].interrupted:  # played to its end: nothing to truncate (a cut stops the player next)
                 self._output.forget(cur[1].route_id)
 
-    def truncate(self, stream_id: str, played_ms: int) -> None:
-        """(TruncatingOutput) The player stopped response ``stream_id`` after ``played_ms`` heard: tell the provider."""
-        out = self._out
-        if out is None:
-            return
-        cut = out.interrupt(played_ms, stream_id=stream_id)
-        if cut is not None:
-            log.info("realtime: response %s cut at %d ms heard (item %s)", cut.response_id, cut.played_ms, cut.item_id or "-")
-
     # -- local VAD -----------------------------------------------------------------------
     def _on_vad_event(self, ev: Any) -> None:
         core = self._core
@@ -274,7 +191,7 @@ class RealtimeConversation:
         if kind != "start" or not core.running or core.mode is not Mode.HANDS_FREE or core.muted or self.ptt is not None:
             return
         self._utterances.add(sid)
-        self._ensure_session()
+        self.link.ensure()
         now = core.clock()
         self._barge_in(now, "speech onset")
         self._user_speech(now)
@@ -290,9 +207,9 @@ class RealtimeConversation:
             return
         if not self.provider_vad:  # manual turns: the utterance is the user's turn, committed at its end
             if isinstance(c.part, Blob) and c.part.data:
-                self._send(MessageChunk.blob(c.part.mime, c.part.data, role=Role.USER, stream_id=sid, timestamp=c.timestamp))
+                self.link.send(MessageChunk.blob(c.part.mime, c.part.data, role=Role.USER, stream_id=sid, timestamp=c.timestamp))
             elif c.is_end_of_stream():
-                self._send(MessageChunk.eos(sid, role=Role.USER))
+                self.link.send(MessageChunk.eos(sid, role=Role.USER))
         if c.is_end_of_stream() and c.is_control_only():
             self._utterances.discard(sid)
             self._speech_ended()
@@ -313,14 +230,12 @@ class RealtimeConversation:
             turn = self.waiting = self._new_turn(False)
             turn.timeline.mark("speech_start", t)
             self._core.emit(SpeechStarted(turn_id=turn.turn_id))
-        self._speaking = True
         self._core.settle("speech")
         return turn
 
     def _speech_ended(self) -> None:
-        self._speaking = bool(self._utterances)
         turn = self.waiting
-        if turn is not None and not self._speaking:
+        if turn is not None and not self.hearing:
             turn.timeline.mark("speech_end", self._core.clock())
             self._core.emit(SpeechEnded(turn_id=turn.turn_id))
         self._core.settle("speech ended")
@@ -353,26 +268,6 @@ class RealtimeConversation:
             self._user_turns.pop(sid, None)
 
     # -- the session's output ------------------------------------------------------------
-    async def _read(self, out: Stream) -> None:
-        try:
-            while True:
-                try:
-                    c = await out.next()
-                except Done:
-                    break
-                try:
-                    self._on_chunk(c)
-                except Exception:
-                    log.exception("realtime: a chunk could not be handled")
-        except asyncio.CancelledError:
-            raise
-        except Exception as e:
-            if self._out is out:
-                self._session_failed(e)
-            return
-        if self._out is out and self._core.running:
-            self._session_failed(RuntimeError("the provider ended the session"))
-
     def _on_chunk(self, c: MessageChunk) -> None:
         if c.role == Role.USER:
             self._user_chunk(c)
@@ -386,8 +281,6 @@ class RealtimeConversation:
     def _response_chunk(self, c: MessageChunk) -> None:
         sid = c.stream_id
         entry = self._live.get(sid)
-        if c.tool_call is not None:
-            self._spawn(self._run_tool(c))
         part = c.part
         content = (isinstance(part, Blob) and bool(part.data)) or (isinstance(part, Text) and bool(part.text))
         if entry is None and content:
@@ -456,22 +349,6 @@ class RealtimeConversation:
         if not buf.ended:
             with contextlib.suppress(StreamClosedError):
                 buf.push(c)
-
-    # -- tools -----------------------------------------------------------------------------
-    async def _run_tool(self, c: MessageChunk) -> None:
-        call = c.tool_call
-        assert call is not None
-        batch = CallBatch([call], self._tools, round=1, timeout_for=lambda tool: self._tool_timeout_s, ledger=SideEffectLedger())
-        records = await batch.run()
-        log.info("realtime: tool %s → %s", call.name, records[0].status)
-        out = self._out
-        if out is not None:
-            out.send_tool_result(records[0].result)
-
-    def _spawn(self, coro: Any) -> None:
-        t = asyncio.get_running_loop().create_task(coro)
-        self._bg.add(t)
-        t.add_done_callback(self._bg.discard)
 
 
 __all__ = ["RealtimeConversation"]
