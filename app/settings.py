@@ -100,6 +100,9 @@ class LoopSettings(Spec):
     backchannel_ducking: bool = False  # (opt-in: see README) speech over the answer ducks it; "mm-hm", "okay" or a cough let it go on
     interrupt_after_ms: int = Field(default=800, ge=200, le=5_000)  # ... this much speech (or a stop word) stops it
     vad_aggressiveness: int | None = Field(default=None, ge=0, le=3)  # removed: [vad] aggressiveness
+    # "realtime": one speech-to-speech session (the [[realtime]] model named by `realtime`) replaces asr + generator + voice
+    pipeline: Literal["cascade", "realtime"] = "cascade"
+    realtime: str = ""
     generator: str = Field(default="offline/smollm2", min_length=1)
     voice: str = Field(default="tts/joe", min_length=1)
     asr: str = Field(default="asr/whisper-tiny-en", min_length=1)
@@ -217,6 +220,18 @@ class Settings(ModelConfig):
             if mux.find(name) is None:
                 have = ", ".join(names) or "none"
                 problems.append(f"{key}: {name!r} matches no configured {section} name (configured: {have})")
+        if self.loop.pipeline == "realtime":
+            names = [r.name for r in self.realtime]
+            rt: TopicMux[str] = TopicMux()
+            for n in names:
+                if not rt.has_pattern(n):
+                    rt.register(n, n)
+            if not self.loop.realtime or rt.find(self.loop.realtime) is None:
+                have = ", ".join(names) or "none"
+                problems.append(
+                    f"loop.realtime: pipeline = 'realtime' needs the name of a configured [[realtime]] model, got "
+                    f"{self.loop.realtime!r} (configured: {have})"
+                )
         if problems:
             raise reference_error(problems)
         return self

@@ -78,10 +78,7 @@ class ScriptedSession:
         sid = new_stream_id()
         self.responses[sid] = {"item": f"item_{len(self.responses) + 1}", "done": False}
         self._out.push(MessageChunk.bos(sid, role=Role.ASSISTANT))
-        pcm = tone_ms(audio_ms)
-        step = RATE * 2 // 10
-        for i in range(0, len(pcm), step):
-            self._out.push(MessageChunk(role=Role.ASSISTANT, part=Blob(MIME, pcm[i : i + step]), ctrl=StreamCtrl(stream_id=sid)))
+        self.audio(sid, audio_ms)
         if transcript:
             self._out.push(MessageChunk.text(transcript, role=Role.ASSISTANT, stream_id=sid, label="transcript"))
         if text:
@@ -91,6 +88,13 @@ class ScriptedSession:
         if done:
             self.end(sid, "tool_call" if call is not None else "completed")
         return sid
+
+    def audio(self, sid: str, ms: int) -> None:
+        """``ms`` more of the response's audio, in 100 ms deltas."""
+        pcm = tone_ms(ms)
+        step = RATE * 2 // 10
+        for i in range(0, len(pcm), step):
+            self._out.push(MessageChunk(role=Role.ASSISTANT, part=Blob(MIME, pcm[i : i + step]), ctrl=StreamCtrl(stream_id=sid)))
 
     def end(self, sid: str, status: str = "completed") -> None:
         self.responses[sid]["done"] = True

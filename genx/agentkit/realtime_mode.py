@@ -52,11 +52,12 @@ from genx.chunk import Blob, MessageChunk, Role, Text
 from genx.errors import StreamClosedError
 from genx.stream import Stream, StreamBuilder
 from genx.tools import FuncTool
-from genx.transformers.audiostream.pcm import pcm_format_from_mime
+from genx.transformers.audiostream.pcm import frame_pcm, pcm_format_from_mime
 
 log = logging.getLogger("genx.agentkit.loop")
 
 TRANSCRIPT, PARTIAL, FINAL, INTERRUPTED = "transcript", "partial", "final", "interrupted"
+CHUNK_MS = 20  # audio to the player in pieces of this length
 
 
 class RealtimeConversation:
@@ -179,7 +180,9 @@ class RealtimeConversation:
         cur = self.current
         if cur is not None and cur[0] is turn:
             self.current = None
-            self._live.pop(cur[1].route_id, None)
+            entry = self._live.get(cur[1].route_id)
+            if entry is not None and entry[2].ended:  # its route ended: no more chunks (else they are dropped there)
+                del self._live[cur[1].route_id]
             if not cur[1].interrupted:  # played to its end: nothing to truncate (a cut stops the player next)
                 self._output.forget(cur[1].route_id)
 
@@ -290,7 +293,9 @@ class RealtimeConversation:
                 self._core.settle("response ended")  # a tool-call response: the answer follows in the next one
             return
         turn, ans, buf = entry
-        if ans.interrupted or ans.finished:
+        if ans.interrupted or ans.finished:  # the rest of a cut response (until its EOS): dropped
+            if c.is_end_of_stream() and c.is_control_only():
+                self._live.pop(sid, None)
             return
         if c.label == INTERRUPTED or (c.is_end_of_stream() and c.error == INTERRUPTED):
             self._answers.cut(turn, ans, self._core.clock(), "the provider stopped the answer")
@@ -300,7 +305,9 @@ class RealtimeConversation:
             if rec.total_bytes == 0:
                 self._open_route(ans, buf, part.mime)
             rec.audio(part.data)
-            self._push(buf, MessageChunk.blob(part.mime, part.data, role=Role.ASSISTANT, stream_id=sid))
+            # the player pulls just in time in blocks: deltas (often 100 ms and more) go in as 20 ms pieces, as the TTS does
+            for piece in frame_pcm(part.data, ans.rate, CHUNK_MS):
+                self._push(buf, MessageChunk.blob(part.mime, piece, role=Role.ASSISTANT, stream_id=sid))
         elif isinstance(part, Text) and part.text:
             turn.timeline.mark("first_token", self._core.clock())
             ans.generated.append(part.text)
@@ -339,9 +346,9 @@ class RealtimeConversation:
 
     def _open_route(self, ans: Answer, buf: StreamBuilder, mime: str) -> None:
         rec = ans.recorder
+        ans.rate = pcm_format_from_mime(mime)[0]
         if isinstance(rec, TranscriptRecorder):
-            with contextlib.suppress(Exception):
-                rec.set_rate(pcm_format_from_mime(mime)[0])
+            rec.set_rate(ans.rate)
         self._push(buf, MessageChunk.bos(ans.route_id, role=Role.ASSISTANT))
 
     @staticmethod

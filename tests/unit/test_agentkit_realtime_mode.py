@@ -98,6 +98,28 @@ async def test_speech_over_the_answer_stops_it_truncates_the_item_at_the_heard_m
     await rig.stop()
 
 
+async def test_audio_the_provider_still_sends_for_a_cut_response_is_dropped_and_never_becomes_a_new_answer() -> None:
+    rt = ScriptedRealtime()
+    rig = Rig(speech=[(0.2, 1.0), (2.5, 3.0)], realtime=rt)
+    await rig.start()
+    await rig.run_until(1.5)
+    s = rt.session
+    s.user_said("Tell me a story.")
+    sid = s.respond(STORY, 2000, done=False)  # still streaming when the user speaks again
+    await rig.run_until(2.8)
+    assert len(rig.of(AssistantDone)) == 1 and rig.of(AssistantDone)[0].interrupted
+    route = rig.player.route(sid)
+    assert route is not None
+    played = route.played
+    s.audio(sid, 1500)  # the provider's deltas that were on the way (its cancel had not arrived yet)
+    s.end(sid, "cancelled")
+    await rig.run_until(4.5)
+    assert len(rig.of(AssistantDone)) == 1  # no second answer made of the cut response's tail
+    assert route.played == played and len(route.audio) == played * 2
+    assert s.interrupts == [(sid, heard_ms(rig, sid))]
+    await rig.stop()
+
+
 async def test_the_providers_speech_start_cuts_the_answer_even_when_the_local_vad_heard_nothing() -> None:
     rt = ScriptedRealtime()
     rig = Rig(speech=[(0.2, 1.0)], realtime=rt)
