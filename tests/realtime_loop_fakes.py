@@ -103,8 +103,8 @@ class ScriptedSession:
         self._out.push(eos)
 
     def server_interrupted(self, sid: str) -> None:
-        """Gemini's ``interrupted`` after the response's EOS was pulled (the transformer's label)."""
-        self._out.push(MessageChunk(role=Role.ASSISTANT, ctrl=StreamCtrl(stream_id=sid, label="interrupted")))
+        """Gemini's ``interrupted``: the transformer ends the running response with EOS(error="interrupted")."""
+        self._out.push(MessageChunk.eos(sid, role=Role.ASSISTANT, error="interrupted"))
 
     def fail(self, exc: BaseException) -> None:
         self._out.abort(exc)

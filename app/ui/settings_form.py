@@ -66,6 +66,7 @@ class FormValues:
     model: str = ""  # … and the model, required when that name is a pattern (openai/#) or a provider is picked
     provider: str = ""  # non-empty: answer with this provider's ``model`` (a new generator row is added)
     voice: str = "tts/joe"
+    realtime: str = ""  # a [[realtime]] name: [loop] pipeline = "realtime" with it; "" = the cascade
     system_prompt: str = ""
     theme: str = "system"
     hotkey: str = "Space"
@@ -97,6 +98,7 @@ def form_from_settings(s: Settings) -> FormValues:
         generator=generator,
         model=model,
         voice=s.loop.voice,
+        realtime=s.loop.realtime if s.loop.pipeline == "realtime" else "",
         system_prompt=s.loop.system_prompt,
         theme=s.ui.theme,
         hotkey=s.ui.hotkey,
@@ -226,6 +228,8 @@ def build_settings(
         echo_cancellation=form.echo_cancellation,
         generator=generator_name,
         voice=form.voice,
+        pipeline="realtime" if form.realtime else "cascade",
+        realtime=form.realtime or base.loop.realtime,  # switching it off keeps the name for next time
         system_prompt=form.system_prompt,
     )
     data["ui"].update(theme=form.theme, hotkey=form.hotkey, tray=form.tray)

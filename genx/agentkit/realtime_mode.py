@@ -297,7 +297,7 @@ class RealtimeConversation:
             if c.is_end_of_stream() and c.is_control_only():
                 self._live.pop(sid, None)
             return
-        if c.label == INTERRUPTED or (c.is_end_of_stream() and c.error == INTERRUPTED):
+        if c.is_end_of_stream() and c.error == INTERRUPTED:  # the provider stopped it itself (Gemini ``interrupted``)
             self._answers.cut(turn, ans, self._core.clock(), "the provider stopped the answer")
             return
         rec = ans.recorder

@@ -225,3 +225,26 @@ def test_turn_taking_choices_are_shown_and_saved_only_where_the_user_changed_the
         True,
     )
     assert "turn_check_ms" not in cfg.read_text()  # untouched defaults stay out of the file
+
+
+def test_a_configured_realtime_model_can_be_chosen_and_switched_off_again(aloop, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[[realtime]]\nname = "realtime/openai"\nkind = "openai-realtime"\nmodel = "gpt-realtime"\n', encoding="utf-8")
+    d = dialog(aloop, qtbot, cfg, load_settings(cfg))
+    assert d.realtime_combo.isEnabled() and d.realtime_combo.currentData() == ""  # off: the cascade
+    assert [d.realtime_combo.itemData(i) for i in range(d.realtime_combo.count())] == ["", "realtime/openai"]
+    d.realtime_combo.setCurrentIndex(d.realtime_combo.findData("realtime/openai"))
+    _save(aloop, d)
+    assert d.error_label.isHidden(), d.error_label.text()
+    s = load_settings(cfg)
+    assert (s.loop.pipeline, s.loop.realtime) == ("realtime", "realtime/openai")
+    d2 = dialog(aloop, qtbot, cfg, s)
+    assert d2.realtime_combo.currentData() == "realtime/openai"
+    d2.realtime_combo.setCurrentIndex(0)
+    _save(aloop, d2)
+    assert (load_settings(cfg).loop.pipeline, load_settings(cfg).loop.realtime) == ("cascade", "realtime/openai")
+
+
+def test_without_a_realtime_model_the_choice_is_off_and_disabled(aloop, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    d = dialog(aloop, qtbot, tmp_path / "config.toml")
+    assert not d.realtime_combo.isEnabled() and d.realtime_combo.currentData() == ""

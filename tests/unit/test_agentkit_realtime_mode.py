@@ -138,13 +138,13 @@ async def test_the_providers_speech_start_cuts_the_answer_even_when_the_local_va
     await rig.stop()
 
 
-async def test_the_providers_own_interruption_after_the_response_ended_cuts_the_playing_answer() -> None:
+async def test_the_providers_own_interruption_cuts_the_playing_answer_at_the_heard_position() -> None:
     rt = ScriptedRealtime(Settings(turn_detection="server_vad"))
     rig = Rig(speech=[(0.2, 1.0)], realtime=rt)
     await rig.start()
     await rig.run_until(1.5)
     s = rt.session
-    sid = s.respond(STORY, 3000)
+    sid = s.respond(STORY, 3000, done=False)
     await rig.run_until(2.2)
     s.server_interrupted(sid)
     await rig.run_until(2.4)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from genx.chunk import Blob, MessageChunk, Role, StreamCtrl
+from genx.chunk import Blob, MessageChunk, Role
 from genx.ids import new_stream_id
 from genx.model import Usage
 from genx.transformers.audiostream.pcm import bytes_to_ms
@@ -45,7 +45,6 @@ TRANSCRIPT = "transcript"
 SPEECH_START = "speech_start"
 PARTIAL = "partial"
 FINAL = "final"
-INTERRUPTED = "interrupted"  # control label: the provider stopped a response whose EOS was already pulled
 RECENT_KEPT = 8
 
 
@@ -206,9 +205,6 @@ class Outputs:
         """The response on route ``stream_id``: active, or ended and pulled but not cut yet."""
         return self._by_sid.get(stream_id) or self._recent.get(stream_id)
 
-    def recent_of(self, response_id: str) -> LiveResponse | None:
-        return next((lv for lv in self._recent.values() if lv.response_id == response_id), None)
-
     def target(self) -> LiveResponse | None:
         """The response a barge-in cuts: the newest one still active with audio, else the newest active one."""
         active = [lv for lv in self.live.values() if self._inv.response(lv.stream_id) is lv.response]
@@ -272,12 +268,6 @@ class Outputs:
             self._inv.forward(MessageChunk.bos(route.stream_id, role=Role.USER, label=SPEECH_START))
         return route
 
-    def server_interrupted(self, live: LiveResponse) -> None:
-        """The provider stopped ``live`` after its EOS was pulled: tell the consumer on its route (label ``interrupted``)."""
-        self._recent.pop(live.stream_id, None)
-        self._cut.add(live.response_id)
-        self._inv.forward(MessageChunk(role=Role.ASSISTANT, ctrl=StreamCtrl(stream_id=live.stream_id, label=INTERRUPTED)))
-
     def note(self, text: str, label: str) -> None:
         """A control chunk outside any response (a non-fatal provider error, a reconnect)."""
         c = MessageChunk(ctrl=None)
@@ -287,4 +277,4 @@ class Outputs:
         self._inv.forward(c)
 
 
-__all__ = ["FINAL", "INTERRUPTED", "PARTIAL", "SPEECH_START", "TRANSCRIPT", "Interruption", "LiveResponse", "Outputs"]
+__all__ = ["FINAL", "PARTIAL", "SPEECH_START", "TRANSCRIPT", "Interruption", "LiveResponse", "Outputs"]

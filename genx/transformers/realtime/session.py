@@ -350,8 +350,6 @@ class _Call:
             live = out.live.get(e.response_id)
             if live is not None:
                 out.interrupt(live, int(self.meter.pulled_ms(live.stream_id) or 0))
-            elif (ended := out.recent_of(e.response_id)) is not None:
-                out.server_interrupted(ended)
         elif isinstance(e, ev.SessionReady):
             await self.on_ready()
         elif isinstance(e, ev.ServerError):
