@@ -18,6 +18,7 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from genx.agentkit.spoken import words
 from genx.chunk import Blob, FuncCall, MessageChunk, Role, StreamCtrl, ToolResult
 from genx.errors import Done
 from genx.ids import new_stream_id
@@ -33,6 +34,20 @@ def tone_ms(ms: int, amp: int = 8000) -> bytes:
 
     n = RATE * ms // 1000
     return (np.sin(np.arange(n) * 2 * np.pi * 300 / RATE) * amp).astype("<i2").tobytes()
+
+
+def heard_words(text: str, share: float) -> str:
+    """The words of ``text`` whose last letter lies within ``share`` of its characters (the cascade's rule)."""
+    pos = share * len(text)
+    end = 0
+    for s, e in words(text):
+        core = e
+        while core > s + 1 and not text[core - 1].isalnum():
+            core -= 1
+        if core > pos + 1e-9:
+            break
+        end = e
+    return text[:end].strip()
 
 
 @dataclass
@@ -170,4 +185,4 @@ class ScriptedRealtime:
         return self.sessions[-1]
 
 
-__all__ = ["MIME", "RATE", "ScriptedRealtime", "ScriptedSession", "Settings", "tone_ms"]
+__all__ = ["MIME", "RATE", "ScriptedRealtime", "ScriptedSession", "Settings", "heard_words", "tone_ms"]

@@ -36,9 +36,9 @@ from pulse import PA_MIC, PA_SPEAKER, PulseServer, loud_span
 from test_voice_loop_e2e import QUIET_DBFS, RATE, SKY_QUESTION, Live, first_quiet_ms
 
 from genx.agentkit.events import AssistantDone, BargeIn, LoopState, UserFinal
-from genx.agentkit.spoken import words
 from genx.tools import FuncTool
 from tests.realtime_fakes import Replay, load_session, recv_until, replay, ws_server
+from tests.realtime_loop_fakes import heard_words
 
 pytestmark = [pytest.mark.integration, pytest.mark.audio, pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -98,20 +98,6 @@ class RealtimeLive(Live):
 @pytest.fixture(autouse=True)
 def _key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(KEY_VAR, "sk-test-local")
-
-
-def heard_words(text: str, share: float) -> str:
-    """The words of ``text`` whose last letter lies within ``share`` of its characters (the loop's rule)."""
-    pos = share * len(text)
-    end = 0
-    for s, e in words(text):
-        core = e
-        while core > s + 1 and not text[core - 1].isalnum():
-            core -= 1
-        if core > pos + 1e-9:
-            break
-        end = e
-    return text[:end].strip()
 
 
 async def test_the_recorded_openai_session_answers_a_typed_question_with_the_tool_run_by_the_loop(

@@ -11,30 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from genx.agentkit.events import AssistantDone, BargeIn, LoopError, LoopState, SpeechStarted, TurnMetrics, UserFinal
-from genx.agentkit.spoken import words
 from genx.agentkit.store import ConversationStore
 from genx.agentkit.testing import Rig
 from genx.chunk import Blob, FuncCall, Role, Text, ToolResult
 from genx.generators.providers.errors import AuthenticationError
 from genx.tools import FuncTool
-from tests.realtime_loop_fakes import RATE, ScriptedRealtime, Settings, tone_ms
+from tests.realtime_loop_fakes import RATE, ScriptedRealtime, Settings, heard_words, tone_ms
 
 LATENCY_MS = 30  # the rig's virtual player
 STORY = "Once upon a time a small fox lived in a deep green forest near a quiet river."
-
-
-def heard_words(text: str, share: float) -> str:
-    """The words of ``text`` whose last letter lies within ``share`` of its characters (the cascade's rule)."""
-    pos = share * len(text)
-    end = 0
-    for s, e in words(text):
-        core = e
-        while core > s + 1 and not text[core - 1].isalnum():
-            core -= 1
-        if core > pos + 1e-9:
-            break
-        end = e
-    return text[:end].strip()
 
 
 def heard_ms(rig: Rig, sid: str) -> int:
