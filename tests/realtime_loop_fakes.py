@@ -53,6 +53,7 @@ def heard_words(text: str, share: float) -> str:
 @dataclass
 class Settings:
     turn_detection: str | None = "server_vad"
+    input_transcription: str | None = "gpt-4o-mini-transcribe"
 
 
 class ScriptedSession:
@@ -82,6 +83,11 @@ class ScriptedSession:
         self._out.push(MessageChunk.text(text, role=Role.USER, stream_id=sid, label="final"))
         self._out.push(MessageChunk.eos(sid, role=Role.USER, label="final"))
         return sid
+
+    def transcript(self, sid: str, text: str) -> None:
+        """The provider's transcript of speech it reported earlier (``speech_started(sid)``)."""
+        self._out.push(MessageChunk.text(text, role=Role.USER, stream_id=sid, label="final"))
+        self._out.push(MessageChunk.eos(sid, role=Role.USER, label="final"))
 
     def speech_started(self, sid: str = "") -> str:
         sid = sid or new_stream_id()

@@ -61,7 +61,7 @@ from genx.agentkit.metrics import Clock
 from genx.agentkit.mic import MicFrontEnd
 from genx.agentkit.ports import AudioOutput, EndOfTurnDetector, Speech, SpeechDetector
 from genx.agentkit.realtime_mode import RealtimeConversation
-from genx.agentkit.realtime_output import TruncatingOutput
+from genx.agentkit.realtime_output import PendingRecorder, TruncatingOutput
 from genx.agentkit.recorder import Recorder
 from genx.agentkit.router import SpeechRouter
 from genx.agentkit.store import ConversationStore, ConversationStoreError, new_conversation_id, next_turn_seq
@@ -115,8 +115,9 @@ class VoiceLoop:
         fallback = echo_fallback if (echo_fallback is not None and cfg.echo_fallback) else None
         self.mic = MicFrontEnd(core, echo=echo, gate=echo_gate, fallback=fallback, output_latency=self._output_latency)
         heard = HeardTracker(self.mic.far_ends, clock=clock, output_latency=self._output_latency)
-        self.recorder = Recorder(core, store)
-        # realtime mode: a speech-to-speech session answers (realtime_mode.py); a stopped player tells it what was heard
+        # realtime mode: a speech-to-speech session answers (realtime_mode.py); a stopped player tells it what was
+        # heard, and a turn is recorded once the provider's transcript of the user's words is in
+        self.recorder = PendingRecorder(core, store) if realtime is not None else Recorder(core, store)
         output = TruncatingOutput(player) if realtime is not None else player
         self.answers = AnswerRunner(core, speech=speech, player=output, mic=self.mic, heard=heard, recorder=self.recorder)
         self.turns = TurnManager(core, self.answers)
@@ -136,8 +137,9 @@ class VoiceLoop:
         self.mic.to_ptt = self.router.feed_ptt
         self.live: RealtimeConversation | None = None
         if isinstance(output, TruncatingOutput):
+            assert isinstance(self.recorder, PendingRecorder)
             live = self.live = RealtimeConversation(
-                core, realtime, vad=vad, answers=self.answers, output=output,
+                core, realtime, vad=vad, answers=self.answers, output=output, recorder=self.recorder,
                 new_turn=self.turns.new_turn, tools=realtime_tools, name=cfg.generator or "realtime",
             )  # fmt: skip
             self.answers.on_over = live.answer_over

@@ -45,7 +45,7 @@ from genx.agentkit.answers import AnswerRunner
 from genx.agentkit.core import LoopCore
 from genx.agentkit.events import AssistantDelta, ErrorKind, Mode, SpeechEnded, SpeechStarted, UserFinal, UserPartial
 from genx.agentkit.ports import SpeechDetector
-from genx.agentkit.realtime_output import TranscriptRecorder, TruncatingOutput
+from genx.agentkit.realtime_output import PendingRecorder, TranscriptRecorder, TruncatingOutput
 from genx.agentkit.realtime_session import RealtimeLink
 from genx.agentkit.turns import Answer, Turn
 from genx.chunk import Blob, MessageChunk, Role, Text
@@ -71,6 +71,7 @@ class RealtimeConversation:
         vad: SpeechDetector,
         answers: AnswerRunner,
         output: TruncatingOutput,
+        recorder: PendingRecorder,
         new_turn: Callable[[bool], Turn],
         tools: Sequence[FuncTool] = (),
         name: str = "realtime",
@@ -82,6 +83,7 @@ class RealtimeConversation:
         self._answers = answers
         self._output = output
         output.port = self.link
+        self._recorder = recorder
         self._new_turn = new_turn
         self._name = name
         self._vad_in: StreamBuilder | None = None
@@ -259,6 +261,8 @@ class RealtimeConversation:
             else:
                 turn = self._user_speech(self._core.clock())
             self._user_turns[sid] = turn
+            if self.link.transcribes:
+                self._recorder.expect(turn)  # its record waits for the transcript
         part = c.part
         if isinstance(part, Text) and c.label == PARTIAL:
             self._core.emit(UserPartial(turn_id=turn.turn_id, text=part.text))
@@ -267,8 +271,10 @@ class RealtimeConversation:
             turn.timeline.mark("asr_final", self._core.clock())
             if turn.user_text:
                 self._core.emit(UserFinal(turn_id=turn.turn_id, text=turn.user_text))
+            self._recorder.arrived(turn)
         if c.is_end_of_stream() and c.is_control_only():
             self._user_turns.pop(sid, None)
+            self._recorder.arrived(turn)
 
     # -- the session's output ------------------------------------------------------------
     def _on_chunk(self, c: MessageChunk) -> None:

@@ -1,4 +1,4 @@
-"""Realtime mode's output side: the heard-text estimate of a provider response, and the player that truncates.
+"""Realtime mode's versions of cascade parts: a response's heard text, the player that truncates, the recorder that waits.
 
 :class:`TranscriptRecorder` is the :class:`~genx.agentkit.spoken.SegmentRecorder`
 of one realtime response: the provider sends the response's audio and its
@@ -17,18 +17,31 @@ OpenAI ``response.cancel`` while it runs and ``conversation.item.truncate`` with
 ``audio_end_ms``): the provider's conversation then holds what the user heard,
 the same position the loop's history keeps.
 
-Does not own: the session (:mod:`.realtime_mode`), the cut's order and the record
-(:mod:`.answers`).
+:class:`PendingRecorder` is the loop's :class:`~genx.agentkit.recorder.Recorder`
+in realtime mode. The provider transcribes the user's speech on its own time
+(OpenAI's input transcription often arrives while the answer plays, sometimes
+after a short one ended), so a finished turn whose user transcript is still on
+its way is recorded when it arrives, or after ``wait_s``; later turns wait
+behind it, so history and store stay in turn order.
+
+Does not own: the session (:mod:`.realtime_mode`), the cut's order
+(:mod:`.answers`), the history and store themselves (:mod:`.recorder`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from genx.agentkit.core import LoopCore
 from genx.agentkit.ports import AudioOutput, Ducking, PositionListener
+from genx.agentkit.recorder import Recorder
 from genx.agentkit.spoken import SegmentRecorder
+from genx.agentkit.store import ConversationStore
+from genx.agentkit.turns import Answer, Turn
 from genx.stream import Stream
 
 log = logging.getLogger("genx.agentkit.loop")
@@ -122,4 +135,52 @@ class TruncatingOutput:
         return float(getattr(self._inner, "latency", 0.0) or 0.0)
 
 
-__all__ = ["SPOKEN_CHARS_PER_S", "RealtimeCutPort", "TranscriptRecorder", "TruncatingOutput"]
+class PendingRecorder(Recorder):
+    """See the module docstring. Loop-thread only."""
+
+    def __init__(self, core: LoopCore, store: ConversationStore | None, *, wait_s: float = 3.0) -> None:
+        super().__init__(core, store)
+        self.wait_s = wait_s
+        self._waiting: set[str] = set()  # turn ids whose user transcript is on its way
+        self._queue: deque[tuple[Turn, Answer, str, bool]] = deque()
+        self._timer: asyncio.TimerHandle | None = None
+
+    def expect(self, turn: Turn) -> None:
+        """The provider is transcribing ``turn``'s speech."""
+        self._waiting.add(turn.turn_id)
+
+    def arrived(self, turn: Turn) -> None:
+        """``turn``'s transcript is in (or will never come)."""
+        self._waiting.discard(turn.turn_id)
+        self._drain()
+
+    def record(self, turn: Turn, ans: Answer, *, kept: str, interrupted: bool) -> None:
+        self._queue.append((turn, ans, kept, interrupted))
+        self._drain()
+
+    def _drain(self) -> None:
+        while self._queue and self._queue[0][0].turn_id not in self._waiting:
+            turn, ans, kept, interrupted = self._queue.popleft()
+            super().record(turn, ans, kept=kept, interrupted=interrupted)
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._queue:
+            self._timer = asyncio.get_running_loop().call_later(self.wait_s, self._give_up)
+
+    def _give_up(self) -> None:
+        self._timer = None
+        if self._queue:
+            self.arrived(self._queue[0][0])
+
+    def flush_pending(self) -> None:
+        """Record everything now (the loop stops)."""
+        self._waiting.clear()
+        self._drain()
+
+    async def close(self, timeout_s: float) -> None:
+        self.flush_pending()
+        await super().close(timeout_s)
+
+
+__all__ = ["SPOKEN_CHARS_PER_S", "PendingRecorder", "RealtimeCutPort", "TranscriptRecorder", "TruncatingOutput"]

@@ -56,6 +56,8 @@ class RealtimeLink:
         settings = getattr(self._model, "settings", None)
         #: the provider ends the user's turns itself (server / semantic VAD); else each input route is one turn
         self.provider_vad = getattr(settings, "turn_detection", "server_vad") is not None
+        #: the provider transcribes the user's speech (its user routes end with the transcript)
+        self.transcribes = getattr(settings, "input_transcription", None) is not None
         self._on_chunk = on_chunk
         self._on_failed = on_failed
         self._tool_timeout_s = tool_timeout_s

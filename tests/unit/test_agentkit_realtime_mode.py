@@ -58,6 +58,26 @@ async def test_a_spoken_question_is_answered_with_the_sessions_audio_and_the_tra
     await rig.stop()
 
 
+async def test_a_user_transcript_that_arrives_after_a_short_answer_ended_is_still_stored_with_that_turn(tmp_path: Path) -> None:
+    rt = ScriptedRealtime()
+    store = ConversationStore(tmp_path)
+    rig = Rig(speech=[(0.2, 1.0)], realtime=rt, store=store)
+    await rig.start()
+    await rig.run_until(1.4)
+    s = rt.session
+    user = s.speech_started()  # the provider's VAD heard it; its transcription is still running
+    s.respond("Yes.", 300)
+    await rig.run_until(2.2)
+    assert len(rig.of(AssistantDone)) == 1  # heard to the end ...
+    assert rig.loop.history.turns() == []  # ... but recorded only with the user's words
+    s.transcript(user, "Is it raining?")
+    await rig.run_until(2.3)
+    await rig.loop.flush_store()
+    assert [(t.user_text, t.assistant_text) for t in rig.loop.history.turns()] == [("Is it raining?", "Yes.")]
+    assert [(r.user_text, r.assistant_text) for r in store.load(rig.loop.conversation_id)] == [("Is it raining?", "Yes.")]
+    await rig.stop()
+
+
 async def test_speech_over_the_answer_stops_it_truncates_the_item_at_the_heard_ms_and_history_keeps_the_heard_words() -> None:
     rt = ScriptedRealtime()
     rig = Rig(speech=[(0.2, 1.0), (3.0, 3.6)], realtime=rt)
