@@ -307,6 +307,8 @@ class RealtimeConversation:
             self._answers.cut(turn, ans, self._core.clock(), "the provider stopped the answer")
             return
         rec = ans.recorder
+        if content:  # the model's first output, audio or text ("llm" in the metrics; realtime has no separate TTS)
+            turn.timeline.mark("first_token", self._core.clock())
         if isinstance(part, Blob) and part.data:
             if rec.total_bytes == 0:
                 self._open_route(ans, buf, part.mime)
@@ -315,7 +317,6 @@ class RealtimeConversation:
             for piece in frame_pcm(part.data, ans.rate, CHUNK_MS):
                 self._push(buf, MessageChunk.blob(part.mime, piece, role=Role.ASSISTANT, stream_id=sid))
         elif isinstance(part, Text) and part.text:
-            turn.timeline.mark("first_token", self._core.clock())
             ans.generated.append(part.text)
             if isinstance(rec, TranscriptRecorder):
                 rec.transcript(part.text)

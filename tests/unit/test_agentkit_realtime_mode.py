@@ -8,14 +8,24 @@ the transcript's characters at that share of the audio.
 
 from __future__ import annotations
 
+import asyncio
+import json
 from pathlib import Path
+
+from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
 
 from genx.agentkit.events import AssistantDone, BargeIn, LoopError, LoopState, SpeechStarted, TurnMetrics, UserFinal
 from genx.agentkit.store import ConversationStore
 from genx.agentkit.testing import Rig
 from genx.chunk import Blob, FuncCall, Role, Text, ToolResult
+from genx.generators.providers.config import ProviderConfig, Timeouts
 from genx.generators.providers.errors import AuthenticationError
 from genx.tools import FuncTool
+from genx.transformers.realtime import RealtimeSettings, RealtimeTransformer
+from genx.transformers.realtime.openai_realtime import OpenAIRealtimeDialect
+from tests.realtime_fakes import ws_server
 from tests.realtime_loop_fakes import RATE, ScriptedRealtime, Settings, heard_words, tone_ms
 
 LATENCY_MS = 30  # the rig's virtual player
@@ -254,3 +264,33 @@ async def test_push_to_talk_sends_the_press_as_one_route_ending_at_the_release_a
     assert rig.of(AssistantDone)[0].interrupted
     rig.loop.push_to_talk_up()
     await rig.stop()
+
+
+async def test_a_real_session_refused_for_a_wrong_key_is_reported_with_the_providers_words_and_the_loop_listens() -> None:
+    handshakes = 0
+
+    def refuse(conn: ServerConnection, request: Request) -> Response:
+        nonlocal handshakes
+        handshakes += 1
+        body = json.dumps({"error": {"type": "invalid_request_error", "code": "invalid_api_key", "message": "Incorrect API key provided"}})
+        return Response(401, "Unauthorized", Headers([("Content-Type", "application/json")]), body.encode())
+
+    async def never(conn: ServerConnection) -> None:  # pragma: no cover - the handshake is refused
+        await conn.wait_closed()
+
+    async with ws_server(never, process_request=refuse) as url:
+        cfg = ProviderConfig(provider="openai", base_url=url, api_key="sk-wrong", timeouts=Timeouts(connect=5, read=5))
+        model = RealtimeTransformer(OpenAIRealtimeDialect, cfg, RealtimeSettings(model="gpt-realtime"))
+        rig = Rig(realtime=model)
+        failed = asyncio.Event()  # the handshake runs on the real loop, outside the virtual clock
+        rig.bus.subscribe(lambda e: failed.set() if isinstance(e, LoopError) else None)
+        await rig.start()
+        await asyncio.wait_for(failed.wait(), 10)
+        err = rig.of(LoopError)[0]
+        assert "Incorrect API key" in err.message and err.recoverable
+        assert rig.loop.state is LoopState.LISTENING and rig.loop.core.running
+        rig.loop.send_text("hello?")  # within the retry pause: reported, no new handshake
+        await rig.run_until(0.1)
+        assert handshakes == 1
+        assert "not connected" in rig.of(LoopError)[-1].message
+        await rig.stop()
