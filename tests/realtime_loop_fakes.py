@@ -176,6 +176,7 @@ class ScriptedRealtime:
     settings: Settings = field(default_factory=Settings)
     sessions: list[ScriptedSession] = field(default_factory=list)
     tools: list[Any] = field(default_factory=list)
+    histories: list[list[tuple[str, str]]] = field(default_factory=list)  # what each with_history() was given
 
     async def transform(self, stream: Stream) -> ScriptedSession:
         s = ScriptedSession(stream)
@@ -184,6 +185,10 @@ class ScriptedRealtime:
 
     def with_tools(self, tools: list[Any]) -> ScriptedRealtime:
         self.tools = list(tools)
+        return self
+
+    def with_history(self, items: list[Any]) -> ScriptedRealtime:
+        self.histories.append([(h.role, h.text) for h in items])
         return self
 
     @property

@@ -77,7 +77,9 @@ class RealtimeConversation:
         name: str = "realtime",
     ) -> None:
         self._core = core
-        self.link = RealtimeLink(core, model, on_chunk=self._on_chunk, on_failed=self._session_failed, tools=tools)
+        self.link = RealtimeLink(
+            core, model, on_chunk=self._on_chunk, on_failed=self._session_failed, tools=tools, history=self._history_texts
+        )
         self.provider_vad = self.link.provider_vad
         self._vad = vad
         self._answers = answers
@@ -94,6 +96,12 @@ class RealtimeConversation:
         self._ptt_seq = 0
         self._user_turns: dict[str, Turn] = {}  # provider user-speech route → turn
         self._live: dict[str, tuple[Turn, Answer, StreamBuilder]] = {}  # response route → its answer
+
+    def _history_texts(self) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        for t in self._recorder.history.turns():
+            out += [("user", t.user_text), ("assistant", t.assistant_text)]
+        return out
 
     @property
     def hearing(self) -> bool:

@@ -6,7 +6,9 @@ fresh input stream), hands every output chunk to the conversation
 unknown model, a connection the transformer could not resume) once. The next
 :meth:`ensure` (speech, a key press, a message) opens a fresh session, but not
 within ``RETRY_AFTER_S`` of the failure, so a wrong key never turns into a
-reconnect storm. It is the :class:`~.realtime_output.RealtimeCutPort` of the
+reconnect storm. Every new session starts with the loop's history (what was
+heard) replayed as text, so a reopened session or a loaded conversation goes on
+where it was. It is the :class:`~.realtime_output.RealtimeCutPort` of the
 truncating player (``interrupt(played_ms, stream_id=…)`` on the session), and
 runs the tool calls the session surfaces through
 :class:`genx.toolrounds.execute.CallBatch` (validation, timeouts, errors as
@@ -30,6 +32,7 @@ from genx.errors import Done, StreamClosedError
 from genx.stream import StreamBuilder
 from genx.toolrounds.execute import CallBatch, SideEffectLedger
 from genx.tools import FuncTool
+from genx.transformers.realtime.events import HistoryItem
 
 log = logging.getLogger("genx.agentkit.loop")
 
@@ -48,6 +51,7 @@ class RealtimeLink:
         on_failed: Callable[[BaseException], None],
         tools: Sequence[FuncTool] = (),
         tool_timeout_s: float = 10.0,
+        history: Callable[[], Sequence[tuple[str, str]]] = tuple,
     ) -> None:
         self._core = core
         self._tools = {t.name: t for t in tools}
@@ -60,6 +64,7 @@ class RealtimeLink:
         self.transcribes = getattr(settings, "input_transcription", None) is not None
         self._on_chunk = on_chunk
         self._on_failed = on_failed
+        self._history = history
         self._tool_timeout_s = tool_timeout_s
         self._inp: StreamBuilder | None = None
         self._out: Any = None  # the session's RealtimeSessionStream
@@ -73,9 +78,15 @@ class RealtimeLink:
         return self._inp is not None and not self._inp.ended
 
     async def open(self) -> None:
+        """A new session; the conversation so far (``history``: user / assistant texts) is replayed into it as text."""
         inp = StreamBuilder()
+        model = self._model
+        items = [HistoryItem(role, text) for role, text in self._history() if text.strip()]
+        with_history = getattr(model, "with_history", None)
+        if items and callable(with_history):
+            model = with_history(items)
         try:
-            out = await self._model.transform(inp.stream)
+            out = await model.transform(inp.stream)
         except Exception as e:
             self._failed(None, e)
             return

@@ -294,3 +294,25 @@ async def test_a_real_session_refused_for_a_wrong_key_is_reported_with_the_provi
         assert handshakes == 1
         assert "not connected" in rig.of(LoopError)[-1].message
         await rig.stop()
+
+
+async def test_a_session_reopened_after_a_failure_starts_with_the_heard_conversation_replayed_as_text() -> None:
+    rt = ScriptedRealtime()
+    rig = Rig(realtime=rt)
+    await rig.start()
+    assert rt.histories == []  # the first session starts empty
+    rig.loop.send_text("Tell me a story")
+    await rig.run_until(0.1)
+    sid = rt.session.respond(STORY, 3000)
+    await rig.run_until(1.0)
+    rig.loop.stop_speaking()  # heard: about the first second of it
+    await rig.run_until(1.1)
+    heard = rig.of(AssistantDone)[0].spoken_text
+    assert heard and heard != STORY and rt.session.interrupts[0][0] == sid
+    rt.session.fail(ConnectionResetError("connection reset"))
+    await rig.run_until(4.5)
+    rig.loop.send_text("Go on")
+    await rig.run_until(4.6)
+    assert len(rt.sessions) == 2
+    assert rt.histories == [[("user", "Tell me a story"), ("assistant", heard)]]  # what was heard, not the whole story
+    await rig.stop()

@@ -465,3 +465,33 @@ async def test_a_response_whose_end_was_pulled_is_still_truncated_by_its_stream_
     assert cut is not None and (cut.response_id, cut.item_id, cut.played_ms) == ("resp_1", "item_9", 120)
     assert received == [{"type": "conversation.item.truncate", "item_id": "item_9", "content_index": 0, "audio_end_ms": 120}]
     assert again is None  # cut once
+
+
+async def test_a_model_given_a_history_replays_it_as_text_items_before_the_first_input() -> None:
+    from genx.transformers.realtime.events import HistoryItem
+
+    frames: list[Any] = []
+    got = asyncio.Event()
+
+    async def server(conn: ServerConnection) -> None:
+        await openai_setup(conn)
+        frames.extend([await recv_json(conn) for _ in range(4)])
+        got.set()
+        await conn.wait_closed()
+
+    async with ws_server(server) as url:
+        model = RealtimeTransformer(OpenAIRealtimeDialect, config(url), MANUAL).with_history(
+            [HistoryItem("user", "Tell me a story"), HistoryItem("assistant", "Once upon a time"), HistoryItem("user", " ")]
+        )
+        inp = StreamBuilder()
+        inp.push(MessageChunk.text("Go on", role=Role.USER))
+        out = await model.transform(inp.stream)
+        await got.wait()
+        inp.done()
+        await out.close()
+    assert [(f["type"], f.get("item", {}).get("role"), f.get("item", {}).get("content")) for f in frames] == [
+        ("conversation.item.create", "user", [{"type": "input_text", "text": "Tell me a story"}]),
+        ("conversation.item.create", "assistant", [{"type": "output_text", "text": "Once upon a time"}]),
+        ("conversation.item.create", "user", [{"type": "input_text", "text": "Go on"}]),
+        ("response.create", None, None),
+    ]
