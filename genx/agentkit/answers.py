@@ -132,7 +132,9 @@ class AnswerRunner:
         player = self._player
         if not isinstance(player, Ducking):
             return False
-        player.duck(self._core.config.duck_db if on else None)
+        db = self._core.config.duck_db
+        player.duck(db if on else None)
+        self._heard.far_gain = float(10.0 ** (min(0.0, db) / 20.0)) if on else 1.0
         self.ducked = on
         return True
 

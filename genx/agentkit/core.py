@@ -50,7 +50,7 @@ class LoopConfig:
     # cough lets it go on; a stop word, other words, or interrupt_after_ms of voiced speech make it a barge-in
     # off by default: while Parley plays, the echo gate passes the user's speech only in fragments, and a ducked
     # candidate then missed one real interruption in two on the echo loop-back test (see the closing notes)
-    backchannel_ducking: bool = False
+    backchannel_ducking: bool = True
     duck_db: float = -24.0
     interrupt_after_ms: int = 800
     echo_fallback: bool = True  # stricter VAD while the assistant speaks

@@ -544,6 +544,7 @@ class Rig:
         ptt_vad: bool = False,
         asr_delay: float = 0.0,
         turn_detector: Any = None,
+        echo_gate: Any = None,
     ) -> None:
         self.clock = VirtualClock()
         t0 = self.clock.t
@@ -569,6 +570,7 @@ class Rig:
             ptt_vad=self.ptt_vad,
             store=store,
             turn_detector=turn_detector,
+            echo_gate=echo_gate,
             clock=self.clock,
             wall_clock=lambda: 1_700_000_000.0,
             bus=self.bus,
