@@ -32,6 +32,7 @@ from genx.agentkit.heard import HeardTracker, in_generated_words
 from genx.agentkit.mic import MicFrontEnd
 from genx.agentkit.ports import AudioOutput, Ducking, Speech
 from genx.agentkit.recorder import Recorder
+from genx.agentkit.resume import resume_split
 from genx.agentkit.speaker import AnswerAudio
 from genx.agentkit.spoken import SegmentRecorder
 from genx.agentkit.turns import Answer, Turn
@@ -156,9 +157,13 @@ class AnswerRunner:
         try:
             while self.cutting:  # history must hold the previous (cut) answer first
                 await asyncio.gather(*self.cutting, return_exceptions=True)
-            ctx = self._recorder.context(ans.prompt)
             tl.mark("generation_start", core.clock())
-            ans.gen = await _shielded_open(core.generator.generate_stream(ans.generator, ctx))
+            if ans.resume_of is not None:
+                ans.resume_prefix, rest = resume_split(ans.resume_of.full_text(), ans.resume_of.kept)
+                ans.gen = _text_stream(rest, ans.route_id)
+            else:
+                ctx = self._recorder.context(ans.prompt)
+                ans.gen = await _shielded_open(core.generator.generate_stream(ans.generator, ctx))
             ans.text_in = StreamBuilder()
             inner = await _shielded_open(self.speech.speak(ans.text_in.stream, ans.recorder))
             audio = AnswerAudio(ans.route_id, inner, on_pull=self._on_pull, on_end=self._on_audio_end)
@@ -373,6 +378,7 @@ class AnswerRunner:
         self._heard.forget(ans.route_id)
         full = ans.full_text()
         kept = full if spoken is None else in_generated_words(full, spoken)
+        ans.kept = kept
         tl = turn.timeline
         tl.mark("answer_end", core.clock())
         tl.interrupted = interrupted
@@ -388,6 +394,16 @@ class AnswerRunner:
 
 
 _background: set[asyncio.Future[None]] = set()
+
+
+def _text_stream(text: str, stream_id: str) -> Stream:
+    """A finished stream of one assistant text chunk (a resumed answer speaks known words)."""
+    b = StreamBuilder()
+    if text:
+        b.push(MessageChunk.text(text, role=Role.ASSISTANT, stream_id=stream_id))
+    b.push(MessageChunk.eos(stream_id, Text(""), role=Role.ASSISTANT))
+    b.done()
+    return b.stream
 
 
 async def _shielded_open(coro: Any) -> Stream:
