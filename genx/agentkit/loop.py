@@ -61,7 +61,7 @@ from genx.agentkit.metrics import Clock
 from genx.agentkit.mic import MicFrontEnd
 from genx.agentkit.ports import AudioOutput, EndOfTurnDetector, Speech, SpeechDetector
 from genx.agentkit.realtime_mode import RealtimeConversation
-from genx.agentkit.realtime_output import PendingRecorder, TruncatingOutput
+from genx.agentkit.realtime_output import PendingRecorder, RealtimeAnswers, TruncatingOutput
 from genx.agentkit.recorder import Recorder
 from genx.agentkit.router import SpeechRouter
 from genx.agentkit.store import ConversationStore, ConversationStoreError, new_conversation_id, next_turn_seq
@@ -119,7 +119,8 @@ class VoiceLoop:
         # heard, and a turn is recorded once the provider's transcript of the user's words is in
         self.recorder = PendingRecorder(core, store) if realtime is not None else Recorder(core, store)
         output = TruncatingOutput(player) if realtime is not None else player
-        self.answers = AnswerRunner(core, speech=speech, player=output, mic=self.mic, heard=heard, recorder=self.recorder)
+        runner = RealtimeAnswers if realtime is not None else AnswerRunner
+        self.answers = runner(core, speech=speech, player=output, mic=self.mic, heard=heard, recorder=self.recorder)
         self.turns = TurnManager(core, self.answers)
         self.router = SpeechRouter(
             core,
@@ -137,7 +138,7 @@ class VoiceLoop:
         self.mic.to_ptt = self.router.feed_ptt
         self.live: RealtimeConversation | None = None
         if isinstance(output, TruncatingOutput):
-            assert isinstance(self.recorder, PendingRecorder)
+            assert isinstance(self.recorder, PendingRecorder) and isinstance(self.answers, RealtimeAnswers)
             live = self.live = RealtimeConversation(
                 core, realtime, vad=vad, answers=self.answers, output=output, recorder=self.recorder,
                 new_turn=self.turns.new_turn, tools=realtime_tools, name=cfg.generator or "realtime",

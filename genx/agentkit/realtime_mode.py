@@ -41,11 +41,10 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from genx.agentkit.answers import AnswerRunner
 from genx.agentkit.core import LoopCore
 from genx.agentkit.events import AssistantDelta, ErrorKind, Mode, SpeechEnded, SpeechStarted, UserFinal, UserPartial
 from genx.agentkit.ports import SpeechDetector
-from genx.agentkit.realtime_output import PendingRecorder, TranscriptRecorder, TruncatingOutput
+from genx.agentkit.realtime_output import PendingRecorder, RealtimeAnswers, TranscriptRecorder, TruncatingOutput
 from genx.agentkit.realtime_session import RealtimeLink
 from genx.agentkit.turns import Answer, Turn
 from genx.chunk import Blob, MessageChunk, Role, Text
@@ -69,7 +68,7 @@ class RealtimeConversation:
         model: Any,
         *,
         vad: SpeechDetector,
-        answers: AnswerRunner,
+        answers: RealtimeAnswers,
         output: TruncatingOutput,
         recorder: PendingRecorder,
         new_turn: Callable[[bool], Turn],

@@ -1,4 +1,5 @@
-"""Realtime mode's versions of cascade parts: a response's heard text, the player that truncates, the recorder that waits.
+"""Realtime mode's versions of cascade parts: a response's heard text, the player that truncates, the recorder that
+waits, the answer runner that adopts.
 
 :class:`TranscriptRecorder` is the :class:`~genx.agentkit.spoken.SegmentRecorder`
 of one realtime response: the provider sends the response's audio and its
@@ -16,6 +17,10 @@ it was playing, how much of it was heard (``interrupt(played_ms, stream_id=…)`
 OpenAI ``response.cancel`` while it runs and ``conversation.item.truncate`` with
 ``audio_end_ms``): the provider's conversation then holds what the user heard,
 the same position the loop's history keeps.
+
+:class:`RealtimeAnswers` is the loop's :class:`~genx.agentkit.answers.AnswerRunner`
+in realtime mode: a provider response's audio is *adopted* (played, tracked,
+cut and recorded like a cascade answer) instead of launched from a generator.
 
 :class:`PendingRecorder` is the loop's :class:`~genx.agentkit.recorder.Recorder`
 in realtime mode. The provider transcribes the user's speech on its own time
@@ -36,9 +41,11 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from genx.agentkit.answers import AnswerRunner
 from genx.agentkit.core import LoopCore
 from genx.agentkit.ports import AudioOutput, Ducking, PositionListener
 from genx.agentkit.recorder import Recorder
+from genx.agentkit.speaker import AnswerAudio
 from genx.agentkit.spoken import SegmentRecorder
 from genx.agentkit.store import ConversationStore
 from genx.agentkit.turns import Answer, Turn
@@ -135,6 +142,17 @@ class TruncatingOutput:
         return float(getattr(self._inner, "latency", 0.0) or 0.0)
 
 
+class RealtimeAnswers(AnswerRunner):
+    """See the module docstring."""
+
+    def adopt(self, turn: Turn, ans: Answer, audio: Stream) -> None:
+        """Play ``audio`` as ``ans`` (its text comes from the session), tracked, cut and recorded like any answer."""
+        player_audio = ans.audio = AnswerAudio(ans.route_id, audio, on_pull=self._on_pull, on_end=self._on_audio_end)
+        player_audio.keep_far = self._heard.keeps_far
+        self._answers[ans.route_id] = (turn, ans)
+        self.commit(turn, ans)  # as a held answer becomes the answer: played (after any cut in progress), watched
+
+
 class PendingRecorder(Recorder):
     """See the module docstring. Loop-thread only."""
 
@@ -183,4 +201,4 @@ class PendingRecorder(Recorder):
         await super().close(timeout_s)
 
 
-__all__ = ["SPOKEN_CHARS_PER_S", "PendingRecorder", "RealtimeCutPort", "TranscriptRecorder", "TruncatingOutput"]
+__all__ = ["SPOKEN_CHARS_PER_S", "PendingRecorder", "RealtimeAnswers", "RealtimeCutPort", "TranscriptRecorder", "TruncatingOutput"]

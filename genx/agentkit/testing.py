@@ -544,6 +544,7 @@ class Rig:
         ptt_vad: bool = False,
         asr_delay: float = 0.0,
         turn_detector: Any = None,
+        echo_gate: Any = None,
         realtime: Any = None,
         realtime_tools: Sequence[Any] = (),
     ) -> None:
@@ -571,6 +572,7 @@ class Rig:
             ptt_vad=self.ptt_vad,
             store=store,
             turn_detector=turn_detector,
+            echo_gate=echo_gate,
             realtime=realtime,
             realtime_tools=realtime_tools,
             clock=self.clock,
