@@ -64,6 +64,9 @@ class Stack:
     notes: list[str] = field(default_factory=list)  # warnings to show once the loop runs
     assistant: Assistant | None = None  # its scheduler announces timers: start it with the loop
     wake_detector: Any = None  # genx.local.wakeword.WakeWordDetector with [loop] wake_word, else None
+    # [loop] pipeline = "realtime": the speech-to-speech model (asr, generator and speech are then unused) and its tools
+    realtime: Any = None
+    realtime_tools: list[Any] = field(default_factory=list)
 
     async def warm(self) -> None:
         """Load every model (in worker threads) so the first turn does not pay for it."""
@@ -109,6 +112,8 @@ def build_stack(settings: Any, *, generator: str | None = None) -> Stack:
         raise TypeError(f"[loop] voice = {loop_s.voice!r} is not a streamkit TTS voice (no synthesizer)")
     speech = StreamkitSpeech(synth, language=getattr(tts, "language", "auto"), max_chunk_ms=20)
     assistant = build_assistant(settings, gens)
+    if loop_s.pipeline == "realtime":
+        return _realtime_stack(loop_s, trs, assistant, name, vad, ptt_vad, asr, speech)
     warmers: list[Callable[[], Any]] = [w for w in (getattr(x, "warm", None) for x in (gen_impl, asr, synth, vad)) if w is not None]
     warmers.append(lambda: assistant.generator.warm(name))  # the offline router's own context (no-op for cloud generators)
     detector, warned = build_turn_detector(loop_s, gen_impl)  # the raw in-process model: the text check shares its cache
@@ -142,12 +147,28 @@ def build_wake_detector(loop_s: Any) -> tuple[Any, str]:
         return None, f"wake word off, Parley listens to all speech: {e}"
 
 
+def _realtime_stack(
+    loop_s: Any, trs: TransformerMux, assistant: Assistant, name: str, vad: Any, ptt_vad: Any, asr: Any, speech: StreamkitSpeech
+) -> Stack:
+    """The stack of ``[loop] pipeline = "realtime"``: the session answers, the local VAD only cuts (nothing else is loaded)."""
+    from genx.tools import FuncTool
+
+    realtime = trs.resolve(loop_s.realtime)
+    if not callable(getattr(realtime, "with_tools", None)):
+        raise TypeError(f"[loop] realtime = {loop_s.realtime!r} is not a realtime model (kind 'openai-realtime' or 'gemini-live')")
+    tools = [t for t in assistant.generator.tools if isinstance(t, FuncTool)]
+    warmers = [w for w in (getattr(vad, "warm", None),) if w is not None]
+    return Stack(
+        assistant.generator, name, vad, ptt_vad, asr, speech, warmers, assistant=assistant, realtime=realtime, realtime_tools=tools
+    )
+
+
 def loop_config(settings: Any, *, mode: str | None = None, generator: str | None = None) -> LoopConfig:
     s = settings.loop
     return LoopConfig(
         mode=Mode.parse(mode or s.mode),
         barge_in=bool(s.barge_in),
-        generator=generator or s.generator,
+        generator=s.realtime if s.pipeline == "realtime" else (generator or s.generator),
         system_prompt="",  # the generators carry it (build_stack): one prompt, never two stacked
         echo_fallback=True,
         preemptive_generation=bool(s.preemptive_generation),
@@ -156,6 +177,7 @@ def loop_config(settings: Any, *, mode: str | None = None, generator: str | None
         backchannel_ducking=bool(s.backchannel_ducking),
         interrupt_after_ms=int(s.interrupt_after_ms),
         follow_up_s=float(s.follow_up_s),
+        resume_false_stop_s=float(s.resume_false_stop_s),
     )
 
 
@@ -253,6 +275,8 @@ class Session:
             echo_fallback=fallback,
             turn_detector=stack.turn_detector,
             wake_detector=stack.wake_detector,
+            realtime=stack.realtime,
+            realtime_tools=stack.realtime_tools,
         )
         if on_event is not None:
             self.loop.bus.subscribe(on_event)

@@ -279,6 +279,8 @@ class SettingsDialog(QDialog):
         self.model_edit.setPlaceholderText("e.g. gpt-4o-mini")
         self.voice_combo = QComboBox()
         self.voice_combo.setAccessibleName("Voice")
+        self.realtime_combo = QComboBox()
+        self.realtime_combo.setAccessibleName("Speech-to-speech model")
         self.prompt_edit = QPlainTextEdit()
         self.prompt_edit.setAccessibleName("System prompt")
         self.prompt_edit.setTabChangesFocus(True)
@@ -291,6 +293,8 @@ class SettingsDialog(QDialog):
         self.model_label.setBuddy(self.model_edit)
         form.addRow(self.model_label, self.model_edit)
         form.addRow("&Voice:", self.voice_combo)
+        form.addRow("&Speech to speech:", self.realtime_combo)
+        form.addRow("", self._hint("A speech-to-speech model ([[realtime]] in the settings file) hears and answers by itself."))
         form.addRow("System &prompt:", self.prompt_edit)
         form.addRow("", self._hint("The offline model runs on this computer; provider models need a key on the Providers page."))
         self._field_widgets.update(generator=self.generator_combo, model=self.model_edit, provider=self.provider_combo)
@@ -430,6 +434,12 @@ class SettingsDialog(QDialog):
         for v in self.base.voices:
             self.voice_combo.addItem(v.name, v.name)
         self.voice_combo.setCurrentIndex(max(0, self.voice_combo.findData(f.voice)))
+        self.realtime_combo.clear()
+        self.realtime_combo.addItem("Off (speech recognition, model, voice)", "")
+        for r in self.base.realtime:
+            self.realtime_combo.addItem(r.name, r.name)
+        self.realtime_combo.setCurrentIndex(max(0, self.realtime_combo.findData(f.realtime)))
+        self.realtime_combo.setEnabled(bool(self.base.realtime))
         self.prompt_edit.setPlainText(f.system_prompt)
         self.theme_combo.setCurrentIndex(max(0, self.theme_combo.findData(f.theme)))
         self.hotkey_edit.setKeySequence(QKeySequence(f.hotkey))
@@ -514,6 +524,7 @@ class SettingsDialog(QDialog):
             model=self.model_edit.text(),
             provider=(self.provider_combo.currentText() or "<none>") if is_provider else "",
             voice=str(self.voice_combo.currentData() or ""),
+            realtime=str(self.realtime_combo.currentData() or ""),
             system_prompt=self.prompt_edit.toPlainText().strip(),
             theme=str(self.theme_combo.currentData()),
             hotkey=seq.toString(QKeySequence.SequenceFormat.PortableText) or "Space",

@@ -59,7 +59,7 @@ class FormValues:
     turn_detection: str = "smart-turn"  # or "silence"
     max_end_of_turn_ms: int = 2500
     turn_text_complete: float = 0.03
-    backchannel_ducking: bool = False
+    backchannel_ducking: bool = True
     wake_word: bool = False
     barge_in: bool = True
     echo_cancellation: bool = True
@@ -67,6 +67,7 @@ class FormValues:
     model: str = ""  # … and the model, required when that name is a pattern (openai/#) or a provider is picked
     provider: str = ""  # non-empty: answer with this provider's ``model`` (a new generator row is added)
     voice: str = "tts/joe"
+    realtime: str = ""  # a [[realtime]] name: [loop] pipeline = "realtime" with it; "" = the cascade
     system_prompt: str = ""
     theme: str = "system"
     hotkey: str = "Space"
@@ -101,6 +102,7 @@ def form_from_settings(s: Settings) -> FormValues:
         generator=generator,
         model=model,
         voice=s.loop.voice,
+        realtime=s.loop.realtime if s.loop.pipeline == "realtime" else "",
         system_prompt=s.loop.system_prompt,
         theme=s.ui.theme,
         hotkey=s.ui.hotkey,
@@ -233,6 +235,8 @@ def build_settings(
         echo_cancellation=form.echo_cancellation,
         generator=generator_name,
         voice=form.voice,
+        pipeline="realtime" if form.realtime else "cascade",
+        realtime=form.realtime or base.loop.realtime,  # switching it off keeps the name for next time
         system_prompt=form.system_prompt,
     )
     data["ui"].update(

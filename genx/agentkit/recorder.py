@@ -22,6 +22,7 @@ from genx.agentkit.core import LoopCore
 from genx.agentkit.events import ErrorKind
 from genx.agentkit.history import History
 from genx.agentkit.metrics import format_metrics
+from genx.agentkit.resume import join_resumed
 from genx.agentkit.store import ConversationStore, TurnRecord
 from genx.agentkit.turns import Answer, Turn
 from genx.model import ModelContext
@@ -53,8 +54,10 @@ class Recorder:
         """``turn`` is over: ``kept`` is the answer's text as heard (all of it when it was not interrupted)."""
         core = self._core
         full = ans.full_text()
+        if ans.resume_of is not None:  # one assistant message with the answer it resumes
+            kept = join_resumed(ans.resume_prefix, kept)
         if turn.conversation_id == core.conversation_id:
-            self.history.add(turn.user_text, kept, interrupted=interrupted)
+            self.history.add(turn.user_text, kept, interrupted=interrupted, resumes=turn.resumed)
             self.schedule_prefill()
         metrics = turn.timeline.to_event()
         core.emit(metrics)
@@ -68,6 +71,7 @@ class Recorder:
                 interrupted=interrupted,
                 generated_text=full,
                 typed=turn.typed,
+                resumed=turn.resumed,
                 error=ans.error,
                 generator=ans.generator,
                 started_at=turn.started_wall,

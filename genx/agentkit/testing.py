@@ -545,6 +545,9 @@ class Rig:
         asr_delay: float = 0.0,
         turn_detector: Any = None,
         wake_detector: Any = None,
+        echo_gate: Any = None,
+        realtime: Any = None,
+        realtime_tools: Sequence[Any] = (),
     ) -> None:
         self.clock = VirtualClock()
         t0 = self.clock.t
@@ -571,6 +574,9 @@ class Rig:
             store=store,
             turn_detector=turn_detector,
             wake_detector=wake_detector,
+            echo_gate=echo_gate,
+            realtime=realtime,
+            realtime_tools=realtime_tools,
             clock=self.clock,
             wall_clock=lambda: 1_700_000_000.0,
             bus=self.bus,

@@ -28,6 +28,7 @@ Does not own: the detector's model (``genx.local.wakeword``), the VAD and routes
 from __future__ import annotations
 
 import difflib
+import logging
 import math
 import re
 from collections import deque
@@ -37,9 +38,15 @@ from typing import Protocol
 import numpy as np
 
 from genx.agentkit.core import L16_16K, LoopCore
+from genx.agentkit.echo import FarEndTimeline
 from genx.agentkit.events import LoopState, Mode, WakeChanged
 from genx.agentkit.mic import blob_len
+from genx.agentkit.ports import AudioOutput
 from genx.chunk import Blob, MessageChunk
+from genx.ids import new_stream_id
+from genx.stream import stream_of
+
+log = logging.getLogger("genx.agentkit.loop")
 
 BUSY = frozenset({LoopState.HEARING, LoopState.THINKING, LoopState.SPEAKING, LoopState.INTERRUPTED})
 OWN_VOICE_TAIL_S = 0.5  # asleep, detections this long after Parley's own speech (plus the echo tail) are its echo
@@ -69,6 +76,18 @@ def earcon_pcm(rate: int = EARCON_RATE) -> bytes:
         parts.append(0.18 * 32767 * env * np.sin(2 * math.pi * freq * t))
         parts.append(np.zeros(int(rate * 0.015)))
     return np.concatenate(parts).astype("<i2").tobytes()
+
+
+def play_earcon(player: AudioOutput, far_ends: Sequence[FarEndTimeline], audible_at: float) -> None:
+    """The wake word was heard: the earcon on the speaker, and on the echo's far end (it is not the user)."""
+    pcm = earcon_pcm()
+    for fe in far_ends:
+        fe.played(np.frombuffer(pcm, dtype="<i2"), audible_at)
+    try:
+        sid = new_stream_id()
+        player.play(stream_of(MessageChunk.blob(L16_16K, pcm, stream_id=sid), MessageChunk.eos(sid)))
+    except Exception as e:  # a closed player: the state indicator still shows it
+        log.info("earcon not played: %s", e)
 
 
 _WORD = re.compile(r"[a-z0-9']+")
@@ -190,4 +209,4 @@ class WakeGate:
             self._to_vad(c)
 
 
-__all__ = ["BUSY", "WakeDetectorLike", "WakeGate", "earcon_pcm", "strip_wake_phrase"]
+__all__ = ["BUSY", "WakeDetectorLike", "WakeGate", "earcon_pcm", "play_earcon", "strip_wake_phrase"]

@@ -210,11 +210,11 @@ def test_turn_taking_choices_are_shown_and_saved_only_where_the_user_changed_the
     cfg = tmp_path / "config.toml"
     d = dialog(aloop, qtbot, cfg)
     assert d.turn_combo.currentData() == "smart-turn"  # the default, shown
-    assert (d.max_wait_spin.value(), round(d.turn_threshold_spin.value(), 3), d.duck_check.isChecked()) == (2500, 0.03, False)
+    assert (d.max_wait_spin.value(), round(d.turn_threshold_spin.value(), 3), d.duck_check.isChecked()) == (2500, 0.03, True)
     d.turn_combo.setCurrentIndex(d.turn_combo.findData("silence"))
     d.max_wait_spin.setValue(1800)
     d.turn_threshold_spin.setValue(0.08)
-    d.duck_check.setChecked(True)
+    d.duck_check.setChecked(False)
     _save(aloop, d)
     assert d.error_label.isHidden(), d.error_label.text()
     s = load_settings(cfg)
@@ -222,7 +222,7 @@ def test_turn_taking_choices_are_shown_and_saved_only_where_the_user_changed_the
         "silence",
         1800,
         0.08,
-        True,
+        False,
     )
     assert "turn_check_ms" not in cfg.read_text()  # untouched defaults stay out of the file
 
@@ -266,3 +266,26 @@ def test_the_global_talk_key_says_how_it_works_on_wayland_and_x11_and_saves_the_
     assert d.error_label.isHidden(), d.error_label.text()
     s = load_settings(cfg)
     assert (s.ui.hotkey, s.ui.global_hotkey) == ("F9", True)
+
+
+def test_a_configured_realtime_model_can_be_chosen_and_switched_off_again(aloop, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[[realtime]]\nname = "realtime/openai"\nkind = "openai-realtime"\nmodel = "gpt-realtime"\n', encoding="utf-8")
+    d = dialog(aloop, qtbot, cfg, load_settings(cfg))
+    assert d.realtime_combo.isEnabled() and d.realtime_combo.currentData() == ""  # off: the cascade
+    assert [d.realtime_combo.itemData(i) for i in range(d.realtime_combo.count())] == ["", "realtime/openai"]
+    d.realtime_combo.setCurrentIndex(d.realtime_combo.findData("realtime/openai"))
+    _save(aloop, d)
+    assert d.error_label.isHidden(), d.error_label.text()
+    s = load_settings(cfg)
+    assert (s.loop.pipeline, s.loop.realtime) == ("realtime", "realtime/openai")
+    d2 = dialog(aloop, qtbot, cfg, s)
+    assert d2.realtime_combo.currentData() == "realtime/openai"
+    d2.realtime_combo.setCurrentIndex(0)
+    _save(aloop, d2)
+    assert (load_settings(cfg).loop.pipeline, load_settings(cfg).loop.realtime) == ("cascade", "realtime/openai")
+
+
+def test_without_a_realtime_model_the_choice_is_off_and_disabled(aloop, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    d = dialog(aloop, qtbot, tmp_path / "config.toml")
+    assert not d.realtime_combo.isEnabled() and d.realtime_combo.currentData() == ""
