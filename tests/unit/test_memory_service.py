@@ -36,8 +36,10 @@ async def test_a_fact_told_in_one_conversation_is_recalled_in_a_new_one_after_a_
     m2 = Memory(tmp_path / "m.sqlite3")
     ans = await m2.start_answer("Which city do I live in?", turn_id="t9", conversation_id="conv-2")
     assert [f.value for f in ans.recalled.facts] == ["Berlin"]
-    [prompt] = list(ans.context().prompts())
-    assert prompt.name == "memory" and "The user lives in Berlin." in prompt.text
+    ctx = ans.context()
+    assert list(ctx.prompts()) == []  # a system prompt would replace the generator's own
+    [note] = list(ctx.cots())
+    assert "The user lives in Berlin." in note
     [fact] = await m2.facts()
     assert (fact.turn_id, fact.conversation_id, fact.source) == ("t1", "conv-1", "rules")
     await m2.aclose()
