@@ -29,6 +29,7 @@ from typing import Any
 from genx.agentkit.core import LoopCore
 from genx.agentkit.events import AssistantDelta, AssistantDone, AssistantSpoken, BargeIn, ErrorKind, LoopState
 from genx.agentkit.heard import HeardTracker, in_generated_words
+from genx.agentkit.memory_link import MemoryLink
 from genx.agentkit.mic import MicFrontEnd
 from genx.agentkit.ports import AudioOutput, Ducking, Speech
 from genx.agentkit.recorder import Recorder
@@ -38,6 +39,7 @@ from genx.agentkit.turns import Answer, Turn
 from genx.chunk import Blob, MessageChunk, Role, Text
 from genx.errors import Blocked, Done, Truncated
 from genx.ids import new_stream_id
+from genx.model import MultiModelContext
 from genx.stream import Stream, StreamBuilder
 
 log = logging.getLogger("genx.agentkit.loop")
@@ -63,6 +65,7 @@ class AnswerRunner:
         self.on_over: Callable[[Turn], None] = lambda turn: None
         # forget ``turn``'s held answer (the turn manager's, which also clears the turn's timeline)
         self.drop_held: Callable[[Turn, str], None] = lambda turn, why: None
+        self.memory: MemoryLink | None = None  # long-term memory: recalled into each answer's context
 
     def output_latency(self) -> float:
         return max(0.0, float(getattr(self._player, "latency", 0.0) or 0.0))
@@ -81,6 +84,8 @@ class AnswerRunner:
         """The held answer becomes the answer: its buffered text is published and its audio goes to the player."""
         core = self._core
         ans.held = False
+        if self.memory is not None:
+            self.memory.committed(ans)
         text = ans.full_text()
         if ans.error:
             core.error(ErrorKind.GENERATOR, f"the answer failed: {ans.error}", turn.turn_id)
@@ -106,6 +111,8 @@ class AnswerRunner:
         if ans.watchdog is not None:
             ans.watchdog.cancel()
         self._answers.pop(ans.route_id, None)
+        if self.memory is not None:
+            self.memory.dropped(ans)
         if ans.task is not None and not ans.task.done():
             ans.task.cancel()  # its finally closes the generation
         if ans.audio is not None:
@@ -155,6 +162,9 @@ class AnswerRunner:
             while self.cutting:  # history must hold the previous (cut) answer first
                 await asyncio.gather(*self.cutting, return_exceptions=True)
             ctx = self._recorder.context(ans.prompt)
+            remembered = await self.memory.context(turn, ans) if self.memory is not None else None
+            if remembered is not None:
+                ctx = MultiModelContext(ctx, remembered)
             tl.mark("generation_start", core.clock())
             ans.gen = await _shielded_open(core.generator.generate_stream(ans.generator, ctx))
             ans.text_in = StreamBuilder()

@@ -57,6 +57,7 @@ from genx.agentkit.events import (
 )
 from genx.agentkit.heard import HeardTracker
 from genx.agentkit.history import History
+from genx.agentkit.memory_link import LoopMemory, MemoryLink
 from genx.agentkit.metrics import Clock
 from genx.agentkit.mic import MicFrontEnd
 from genx.agentkit.ports import AudioOutput, EndOfTurnDetector, Speech, SpeechDetector
@@ -92,6 +93,7 @@ class VoiceLoop:
         echo_gate: EchoGate | None = None,
         echo_fallback: VadEchoFallback | None = None,
         turn_detector: EndOfTurnDetector | None = None,
+        memory: LoopMemory | None = None,
         clock: Clock = time.monotonic,
         wall_clock: Clock = time.time,
         bus: EventBus | None = None,
@@ -122,6 +124,8 @@ class VoiceLoop:
             turn_detector=turn_detector,
             turn_context=lambda: self.recorder.context(""),
         )
+        self.memory = MemoryLink(memory) if memory is not None else None  # recall at answer start, turns out to extraction
+        self.answers.memory = self.recorder.memory = self.memory
         self.answers.on_over = self.turns.answer_over
         self.answers.drop_held = self.turns.drop_held
         self.turns.on_dismissed = self.router.end_turn
@@ -225,6 +229,8 @@ class VoiceLoop:
         self._unsubs.clear()
         self.mic.close()
         await self.recorder.close(10.0)
+        if self.memory is not None:
+            await self.memory.wait()
         core.set_state(LoopState.IDLE, "stopped")
         if core.stopped is not None and not core.stopped.done():
             core.stopped.set_result(None)

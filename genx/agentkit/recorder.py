@@ -21,6 +21,7 @@ from typing import Any
 from genx.agentkit.core import LoopCore
 from genx.agentkit.events import ErrorKind
 from genx.agentkit.history import History
+from genx.agentkit.memory_link import MemoryLink
 from genx.agentkit.metrics import format_metrics
 from genx.agentkit.store import ConversationStore, TurnRecord
 from genx.agentkit.turns import Answer, Turn
@@ -40,6 +41,7 @@ class Recorder:
         self._writer: asyncio.Task[None] | None = None
         self._prefill_task: asyncio.Task[None] | None = None
         self.turns_done = 0
+        self.memory: MemoryLink | None = None  # long-term memory: each recorded turn is handed to it
 
     def start(self) -> None:
         self._writer = asyncio.get_running_loop().create_task(self._write_store(), name="voice-loop-store")
@@ -74,6 +76,8 @@ class Recorder:
                 timings={k: v for k, v in _metrics_dict(metrics).items() if v is not None},
             )
             self._q.put_nowait((turn.conversation_id, rec))
+        if self.memory is not None:
+            self.memory.recorded(turn, kept=kept)
 
     # -- prompt prefill ----------------------------------------------------------------------
     def schedule_prefill(self) -> None:

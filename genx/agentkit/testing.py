@@ -249,6 +249,7 @@ class GenCall:
     prompts: list[str]
     started: float
     closed: bool = False
+    cots: list[str] = field(default_factory=list)
     finished: bool = False
 
 
@@ -262,7 +263,7 @@ class ScriptedGenerator:
 
     async def generate_stream(self, pattern: str, ctx: ModelContext) -> Stream:
         reply = self.replies.popleft() if self.replies else Reply([(0.05, "I have nothing more to say.")])
-        call = GenCall(pattern, list(ctx.messages()), [p.text for p in ctx.prompts()], self.clock())
+        call = GenCall(pattern, list(ctx.messages()), [p.text for p in ctx.prompts()], self.clock(), cots=list(ctx.cots()))
         self.calls.append(call)
         b = StreamBuilder()
 
@@ -544,6 +545,7 @@ class Rig:
         ptt_vad: bool = False,
         asr_delay: float = 0.0,
         turn_detector: Any = None,
+        memory: Any = None,
     ) -> None:
         self.clock = VirtualClock()
         t0 = self.clock.t
@@ -569,6 +571,7 @@ class Rig:
             ptt_vad=self.ptt_vad,
             store=store,
             turn_detector=turn_detector,
+            memory=memory,
             clock=self.clock,
             wall_clock=lambda: 1_700_000_000.0,
             bus=self.bus,
