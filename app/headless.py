@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from app.assistant import Assistant, build_assistant
+from app.memory_setup import build_memory, memory_path
 from app.terminal import AudioNotices, KeyCommands, TerminalView, device_greeting
 from app.turn_setup import build_turn_detector, warm_turn_detector
 from genx.agentkit.echo import MILD_VAD, DelayEstimator, EchoCanceller, EchoGate, FarEndTimeline, VadEchoFallback, try_echo_canceller
@@ -41,6 +42,7 @@ from genx.agentkit.store import ConversationStore
 from genx.agentkit.tts import StreamkitSpeech
 from genx.generators import Generator
 from genx.generators.mux import GeneratorMux
+from genx.memory import Memory
 from genx.transformers import Transformer
 from genx.transformers.mux import TransformerMux
 
@@ -63,6 +65,7 @@ class Stack:
     turn_detector: Any = None  # genx.turn detector, or None: the silence rule
     notes: list[str] = field(default_factory=list)  # warnings to show once the loop runs
     assistant: Assistant | None = None  # its scheduler announces timers: start it with the loop
+    generators: GeneratorMux | None = None  # the configured generators (memory extraction calls the answer model by name)
 
     async def warm(self) -> None:
         """Load every model (in worker threads) so the first turn does not pay for it."""
@@ -122,6 +125,7 @@ def build_stack(settings: Any, *, generator: str | None = None) -> Stack:
         turn_detector=detector,
         notes=[warned] if warned else [],
         assistant=assistant,
+        generators=gens,
     )
 
 
@@ -190,6 +194,7 @@ class Session:
         generator: str | None = None,
         store: ConversationStore | None = None,
         backend: Any = None,
+        memory: Memory | None = None,
     ) -> None:
         self.settings = settings
         self.input_device = _device_arg(input_device if input_device is not None else settings.audio.input_device)
@@ -204,6 +209,7 @@ class Session:
         self.echo: EchoCanceller | None = None
         self.gate: EchoGate | None = None
         self.loop: VoiceLoop | None = None
+        self.memory = memory  # None: built from [memory] on start, beside the conversation store (app.memory_setup)
 
     def build(self) -> Stack:
         self.stack = build_stack(self.settings, generator=self.generator)
@@ -220,6 +226,8 @@ class Session:
         await stack.warm()
         cfg = loop_config(self.settings, mode=self.mode, generator=self.generator)
         self.echo, self.gate, fallback = make_echo(self.settings, stack.vad)
+        if self.memory is None:
+            self.memory = build_memory(self.settings, stack.generators, path=memory_path(self.store), generator=self.generator)
         self.loop = VoiceLoop(
             capture=self.capture.stream,
             vad=stack.vad,
@@ -234,6 +242,7 @@ class Session:
             echo_gate=self.gate,
             echo_fallback=fallback,
             turn_detector=stack.turn_detector,
+            memory=self.memory,
         )
         if on_event is not None:
             self.loop.bus.subscribe(on_event)
@@ -249,6 +258,8 @@ class Session:
             await self.stack.assistant.stop()
         if self.loop is not None:
             await self.loop.stop()
+        if self.memory is not None:
+            await self.memory.aclose()  # the last turn's facts are written first (a few seconds at most)
         if self.capture is not None:
             await self.capture.stop()
         if self.player is not None:

@@ -96,6 +96,7 @@ class AppController(QObject):
         self.dialogs: list[Any] = []  # open dialogs (tests look here)
         self.loader: SerialLoader[Settings] = SerialLoader(self._load_and_resume, self._unload)
         self._resume: str | None = None  # the conversation to carry on after a rebuild
+        self.memory_saving: asyncio.Task[None] | None = None  # the last [memory] enabled save (the Memory window's toggle)
         self.hotkey_problem = ""  # set by apply_ui when [ui] hotkey cannot be used
         self._quit = asyncio.Event()
         self._shutting_down = False
@@ -103,6 +104,7 @@ class AppController(QObject):
         w = self.window
         w.quit_requested.connect(self.request_quit)
         w.settings_requested.connect(self.open_settings)
+        w.memory_requested.connect(self.open_memory)
         w.about_requested.connect(self.open_about)
         w.open_logs_requested.connect(self.open_logs)
         self.presenter.state_changed.connect(self.tray.set_state)
@@ -304,6 +306,9 @@ class AppController(QObject):
             return
         if old.loop.mode != new.loop.mode:
             call_command(loop, "set_mode", Mode.parse(new.loop.mode))
+        memory = getattr(loop, "memory", None)
+        if memory is not None and old.memory.enabled != new.memory.enabled:
+            memory.set_enabled(new.memory.enabled)  # pausing takes effect now; nothing is rebuilt
         heavy = (
             old.audio != new.audio
             or old.providers != new.providers
@@ -311,6 +316,7 @@ class AppController(QObject):
             or old.voices != new.voices
             or old.asr != new.asr
             or old.vad != new.vad
+            or old.memory.model_copy(update={"enabled": new.memory.enabled}) != new.memory
             or old.loop.model_copy(update={"mode": new.loop.mode, "generator": new.loop.generator}) != new.loop
         )
         if not heavy:
@@ -325,6 +331,43 @@ class AppController(QObject):
             except Exception:
                 log.exception("reconfigure failed; rebuilding the voice loop")
         self.loader.request(new)
+
+    # -- memory ------------------------------------------------------------------------------------------------
+    def open_memory(self) -> Any:
+        """The Memory window over the running loop's memory (or, without a loop, one opened for the window)."""
+        from app.memory_setup import memory_path, remote_generator
+        from app.ui.memory_panel import MemoryPanel
+        from genx.memory import Memory
+
+        memory = getattr(self.loop, "memory", None)
+        owns = memory is None
+        if memory is None:
+            memory = Memory(memory_path(self.store))
+        panel = MemoryPanel(
+            memory, enabled=self.settings.memory.enabled, remote=remote_generator(self.settings), owns_memory=owns, parent=self.window
+        )
+        panel.enabled_toggled.connect(self.set_memory_enabled)
+        panel.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self._dialog(panel).open()
+        return panel
+
+    def set_memory_enabled(self, on: bool) -> asyncio.Task[None]:
+        """Pause or resume memory now and save ``[memory] enabled`` (the file keeps its comments and other keys)."""
+        new = self.settings.model_copy(deep=True)
+        new.memory.enabled = on
+        base = self.settings
+        self.apply_settings(new)
+
+        async def save() -> None:
+            from app.settings import save as save_settings
+
+            try:
+                await asyncio.to_thread(save_settings, new, self.config_path, base=base)
+            except Exception as e:
+                self._settings_notice(f"Could not save the memory setting: {e}")
+
+        self.memory_saving = asyncio.ensure_future(save())
+        return self.memory_saving
 
     # -- other menu items --------------------------------------------------------------------------------------
     def open_about(self) -> AboutDialog:

@@ -124,8 +124,9 @@ class VoiceLoop:
             turn_detector=turn_detector,
             turn_context=lambda: self.recorder.context(""),
         )
-        self.memory = MemoryLink(memory) if memory is not None else None  # recall at answer start, turns out to extraction
-        self.answers.memory = self.recorder.memory = self.memory
+        self.memory = memory  # long-term memory (the window's Memory panel reaches it here)
+        self.memory_link = MemoryLink(memory) if memory is not None else None  # recall at answer start, turns out to extraction
+        self.answers.memory = self.recorder.memory = self.memory_link
         self.answers.on_over = self.turns.answer_over
         self.answers.drop_held = self.turns.drop_held
         self.turns.on_dismissed = self.router.end_turn
@@ -229,8 +230,8 @@ class VoiceLoop:
         self._unsubs.clear()
         self.mic.close()
         await self.recorder.close(10.0)
-        if self.memory is not None:
-            await self.memory.wait()
+        if self.memory_link is not None:
+            await self.memory_link.wait()
         core.set_state(LoopState.IDLE, "stopped")
         if core.stopped is not None and not core.stopped.done():
             core.stopped.set_result(None)
