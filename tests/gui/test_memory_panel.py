@@ -149,3 +149,25 @@ def test_pausing_memory_in_the_panel_pauses_the_running_loop_and_saves_the_setti
         await c.shutdown()
 
     run(aloop, scenario())
+
+
+def test_the_settings_dialog_says_when_the_chosen_model_sees_recalled_facts(aloop, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from app.ui.settings_dialog import PROVIDER_CHOICE, SettingsDialog
+
+    from .fakes import FakeAudioTools
+
+    cloud = Settings.model_validate(
+        {
+            "providers": {"openai": {"kind": "openai-chat"}},
+            "generators": [*[g.model_dump() for g in Settings().generators], {"name": "openai/gpt", "provider": "openai", "model": "m"}],
+        }
+    )
+    d = SettingsDialog(cloud, config_path=tmp_path / "config.toml", audio=FakeAudioTools())
+    qtbot.addWidget(d)
+    run(aloop, d.load_devices())
+    assert d.generator_combo.currentData() == "offline/smollm2"
+    assert d.remote_notice.isHidden()  # (isHidden: the model page may not be the tab shown)
+    d.generator_combo.setCurrentIndex(d.generator_combo.findData("openai/gpt"))
+    assert not d.remote_notice.isHidden() and "remembers about you" in d.remote_notice.text()
+    d.generator_combo.setCurrentIndex(d.generator_combo.findData(PROVIDER_CHOICE))
+    assert not d.remote_notice.isHidden()
