@@ -10,7 +10,8 @@ routes to the ASR, transcripts back, ASR timeouts), :mod:`.turn_manager` (a
 state machine: turn open/join, barge-in admission, end of turn, held answers),
 :mod:`.answers` (generation → TTS → player, watchdog, the ordered cut),
 :mod:`.heard` (player positions → heard text, echo far end), :mod:`.recorder`
-(history, store, metrics, prompt prefill); plus the turn data (:mod:`.turns`),
+(history, store, metrics, prompt prefill), :mod:`.memory_link` (long-term
+memory: recall into each answer's context, recorded turns out to extraction); plus the turn data (:mod:`.turns`),
 the parts' device interfaces (:mod:`.ports`), the player's per-answer
 pull-through source (:mod:`.speaker`), per-answer TTS with segment recording
 (:mod:`.tts`), the spoken-only history and its word alignment (:mod:`.spoken`,
