@@ -40,7 +40,6 @@ from genx.agentkit.store import ConversationStore, ConversationStoreError, TurnR
 from genx.errors import Done, GenxError, State
 from genx.ids import new_stream_id
 from genx.memory import MemoryAnswer, MemoryStoreError, TurnInfo
-from genx.model import MultiModelContext
 
 __all__ = ["ask", "build_parser", "main"]
 
@@ -100,7 +99,7 @@ async def ask(
     except MemoryStoreError as e:
         log.warning("memory is not available, answering without it: %s", e)
         found = MemoryAnswer()
-    ctx = MultiModelContext(history.context(text, system_prompt=settings.loop.system_prompt), found.context())
+    ctx = found.in_context(history.context(text, system_prompt=settings.loop.system_prompt))
     t0 = time.perf_counter()
     try:
         stream = await assistant.generator.generate_stream(name, ctx)

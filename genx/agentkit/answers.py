@@ -39,7 +39,6 @@ from genx.agentkit.turns import Answer, Turn
 from genx.chunk import Blob, MessageChunk, Role, Text
 from genx.errors import Blocked, Done, Truncated
 from genx.ids import new_stream_id
-from genx.model import MultiModelContext
 from genx.stream import Stream, StreamBuilder
 
 log = logging.getLogger("genx.agentkit.loop")
@@ -162,9 +161,8 @@ class AnswerRunner:
             while self.cutting:  # history must hold the previous (cut) answer first
                 await asyncio.gather(*self.cutting, return_exceptions=True)
             ctx = self._recorder.context(ans.prompt)
-            remembered = await self.memory.context(turn, ans) if self.memory is not None else None
-            if remembered is not None:
-                ctx = MultiModelContext(ctx, remembered)
+            if self.memory is not None:
+                ctx = await self.memory.context(turn, ans, ctx)  # what long-term memory has for these words
             tl.mark("generation_start", core.clock())
             ans.gen = await _shielded_open(core.generator.generate_stream(ans.generator, ctx))
             ans.text_in = StreamBuilder()

@@ -5,8 +5,8 @@
 methods):
 
 * :meth:`MemoryLink.context` (the answer runner, when an answer starts): the
-  facts recalled for the user's words (or what an explicit request did) as a
-  context to chain after the history's. A *held* answer only reads: an
+  answer's context with the facts recalled for the user's words (or what an
+  explicit request did) as a system message before those words. A *held* answer only reads: an
   explicit request ("remember that …") is previewed and done by
   :meth:`committed` when the answer is committed; :meth:`dropped` (a held
   answer forgotten unheard) leaves the memory as it was.
@@ -60,8 +60,8 @@ class MemoryLink:
         self._pending: dict[str, MemoryAnswer] = {}  # held answer route → its previewed request
         self._tasks: set[asyncio.Task[MemoryAnswer]] = set()
 
-    async def context(self, turn: Turn, ans: Answer) -> ModelContext | None:
-        """The memory's context for ``ans`` (None: nothing recalled, or the memory failed)."""
+    async def context(self, turn: Turn, ans: Answer, ctx: ModelContext) -> ModelContext:
+        """``ctx`` (the answer's context) with what the memory has for ``ans``; ``ctx`` itself when it has nothing or failed."""
         held = ans.held
         try:
             async with asyncio.timeout(self.recall_timeout_s):
@@ -72,16 +72,16 @@ class MemoryLink:
             raise
         except TimeoutError:
             log.warning("turn %s: memory took longer than %.1f s; answering without it", turn.turn_id, self.recall_timeout_s)
-            return None
+            return ctx
         except Exception as e:
             log.warning("turn %s: memory failed (%s); answering without it", turn.turn_id, type(e).__name__)
-            return None
+            return ctx
         if found.pending is not None and not ans.finished:
             if ans.held:
                 self._pending[ans.route_id] = found
             else:  # committed while the memory was read
                 self._carry_out(found)
-        return found.context() if found else None
+        return found.in_context(ctx)
 
     def committed(self, ans: Answer) -> None:
         """``ans`` (held) became the answer: do the request it previewed."""

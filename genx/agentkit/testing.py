@@ -249,7 +249,6 @@ class GenCall:
     prompts: list[str]
     started: float
     closed: bool = False
-    cots: list[str] = field(default_factory=list)
     finished: bool = False
 
 
@@ -263,7 +262,7 @@ class ScriptedGenerator:
 
     async def generate_stream(self, pattern: str, ctx: ModelContext) -> Stream:
         reply = self.replies.popleft() if self.replies else Reply([(0.05, "I have nothing more to say.")])
-        call = GenCall(pattern, list(ctx.messages()), [p.text for p in ctx.prompts()], self.clock(), cots=list(ctx.cots()))
+        call = GenCall(pattern, list(ctx.messages()), [p.text for p in ctx.prompts()], self.clock())
         self.calls.append(call)
         b = StreamBuilder()
 

@@ -6,10 +6,9 @@ Two calls from the loop:
   answer starts: explicit requests ("remember that …", "forget that …",
   "forget everything", "what do you know about me") are carried out at once,
   without a model; otherwise the relevant facts are recalled. The result's
-  :meth:`MemoryAnswer.context` is a ModelContext to chain after the answer's
-  own context (``MultiModelContext(history_ctx, memory_ctx)``): the facts ride
-  as context *notes* (``cots``), which every generator appends to its system
-  prompt (a second system prompt would replace the generator's own). It also
+  :meth:`MemoryAnswer.in_context` puts them into the answer's context as one
+  system message just before the user's words (:mod:`genx.memory.context`
+  says why there). It also
   pauses background extraction, cancelling a model call in flight, so the
   answer has the model. ``read_only=True`` (a held, speculative answer) changes
   nothing: an explicit request is only previewed (the instruction says what
@@ -41,6 +40,7 @@ from pathlib import Path
 
 from genx.embeddings import Embedder
 from genx.labelers import Label, Labeler
+from genx.memory.context import with_memory
 from genx.memory.extract import ModelExtractor, merge, rule_changes
 from genx.memory.intents import Intent, match_intent
 from genx.memory.recall import Recalled, Recaller, pack
@@ -48,7 +48,7 @@ from genx.memory.requests import TurnInfo, forget_matching, instruction, matchin
 from genx.memory.rules import Extracted
 from genx.memory.store import Fact, MemoryFullError, MemoryLockedError, MemoryStore, NewFact
 from genx.memory.vocabulary import USER
-from genx.model import ModelContext, ModelContextBuilder
+from genx.model import ModelContext
 from genx.profilers import Profile, ProfileFact
 
 log = logging.getLogger(__name__)
@@ -63,15 +63,13 @@ class MemoryAnswer:
     instruction: str = ""  # for the answer model: what the explicit request did (or, pending, will do)
     pending: TurnInfo | None = None  # a previewed request (read-only start): :meth:`Memory.carry_out` does it
 
-    def context(self) -> ModelContext:
-        """The recalled facts and the instruction as context notes (``cots``; empty when there is neither)."""
-        b = ModelContextBuilder()
-        text = self.recalled.text()
-        if text:
-            b.cot(text)
-        if self.instruction:
-            b.cot(self.instruction)
-        return b.build()
+    def note(self) -> str:
+        """What the answer model is told: the recalled facts, then the instruction ("" when there is neither)."""
+        return "\n\n".join(t for t in (self.recalled.text(), self.instruction) if t)
+
+    def in_context(self, ctx: ModelContext) -> ModelContext:
+        """``ctx`` with :meth:`note` as a system message before the user's words (:mod:`genx.memory.context`)."""
+        return with_memory(ctx, self.note())
 
     def __bool__(self) -> bool:
         return bool(self.recalled.facts or self.instruction)

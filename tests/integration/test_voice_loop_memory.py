@@ -23,7 +23,7 @@ from pulse import PulseServer
 from test_voice_loop_e2e import Live
 
 from genx.agentkit.events import AssistantDone, UserFinal
-from genx.memory import Memory
+from genx.memory import Memory, memory_note
 from genx.model import ModelContext
 from genx.stream import Stream
 
@@ -33,14 +33,14 @@ FACT = "The user lives in Berlin."
 
 
 class ContextSpy:
-    """Wraps the session's answer generator; keeps the context notes (recalled facts) of every answer."""
+    """Wraps the session's answer generator; keeps the memory's note (recalled facts) of every answer."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
-        self.notes: list[list[str]] = []
+        self.notes: list[str] = []
 
     async def generate_stream(self, pattern: str, ctx: ModelContext) -> Stream:
-        self.notes.append(list(ctx.cots()))
+        self.notes.append(memory_note(ctx))
         return await self.inner.generate_stream(pattern, ctx)  # type: ignore[no-any-return]
 
     def __getattr__(self, name: str) -> Any:
@@ -66,7 +66,7 @@ async def test_a_fact_told_by_voice_reaches_the_answer_context_in_a_new_spoken_c
     told, told_spy = await spoken_turn(pulse_env, tmp_path, say_espeak("I live in Berlin."))
     heard = told.of(UserFinal)[0].text
     assert "berlin" in heard.lower(), f"the ASR heard {heard!r}"
-    assert told_spy.notes == [[]]  # nothing was remembered before
+    assert told_spy.notes == [""]  # nothing was remembered before
     memory = Memory(tmp_path / "memory.sqlite3")  # the session's memory lives beside its conversation store
     [fact] = await memory.facts()
     assert (fact.text, fact.conversation_id) == (FACT, told.loop.conversation_id)
@@ -75,7 +75,7 @@ async def test_a_fact_told_by_voice_reaches_the_answer_context_in_a_new_spoken_c
     asked, spy = await spoken_turn(pulse_env, tmp_path, say_espeak("Which city do I live in?"))
     assert asked.loop.conversation_id != told.loop.conversation_id
     assert "live" in asked.of(UserFinal)[0].text.lower()
-    assert spy.notes and any(FACT in note for note in spy.notes[0]), (spy.notes, asked.timeline())
+    assert spy.notes and FACT in spy.notes[0], (spy.notes, asked.timeline())
     # the turn that asked is no new fact
     memory = Memory(tmp_path / "memory.sqlite3")
     assert [f.text for f in await memory.facts()] == [FACT]

@@ -14,7 +14,8 @@ import pytest
 
 from genx.agentkit.events import AssistantDone, LoopError, SpeechEnded, UserFinal
 from genx.agentkit.loop import LoopConfig
-from genx.agentkit.testing import Reply, Rig
+from genx.agentkit.testing import GenCall, Reply, Rig
+from genx.chunk import Role
 from genx.memory import Intent, Memory, MemoryAnswer, TurnInfo
 
 pytestmark = pytest.mark.timeout(60)
@@ -67,6 +68,11 @@ class FakeMemory:
         self.turns.append(turn)
 
 
+def notes(call: GenCall) -> list[str]:
+    """The memory's system messages in the generator's context."""
+    return [m.text() for m in call.messages if m.role == Role.SYSTEM and m.name == "memory"]
+
+
 def remember_request(text: str) -> MemoryAnswer:
     return MemoryAnswer(intent=Intent("remember", text), instruction="You saved this to memory.", pending=TurnInfo(text))
 
@@ -77,14 +83,13 @@ async def _rig(**kw: object) -> Rig:
     return rig
 
 
-async def test_recalled_facts_reach_the_generator_as_notes_beside_its_own_system_prompt() -> None:
+async def test_recalled_facts_reach_the_generator_just_before_the_question_and_its_prompt_stays() -> None:
     mem = FakeMemory()
     rig = await _rig(speech=[(0.5, 2.0)], transcripts=["where do I live"], replies=[SHORT], config=PLAIN, memory=mem)
     await rig.run_until(6.0)
     [call] = rig.gen.calls
-    assert call.cots == [NOTE]
     assert call.prompts == ["Be brief."]  # the loop's prompt is kept, not replaced
-    assert [m.text() for m in call.messages] == ["where do I live"]
+    assert [(m.role, m.text()) for m in call.messages] == [(Role.SYSTEM, NOTE), (Role.USER, "where do I live")]
     [start] = mem.starts
     assert (start.text, start.turn_id, start.conversation_id, start.read_only) == ("where do I live", "t1", rig.loop.conversation_id, False)
     await rig.stop()
@@ -122,7 +127,7 @@ async def test_a_held_answer_only_reads_memory_and_its_request_is_done_when_it_i
     rig = await _rig(speech=[(0.5, 2.0)], transcripts=[said], replies=[SHORT], asr_delay=0.05, memory=mem)
     await rig.run_until(2.25)  # the early ASR end passed, the end of turn (2.3 s) did not
     assert [s.read_only for s in mem.starts] == [True]
-    assert rig.gen.calls and rig.gen.calls[0].cots == ["You saved this to memory."]
+    assert rig.gen.calls and notes(rig.gen.calls[0]) == ["You saved this to memory."]
     assert rig.of(SpeechEnded) == [] and mem.carried == []  # held: nothing written yet
     await rig.run_until(6.0)
     assert rig.of(UserFinal)
@@ -160,7 +165,7 @@ async def test_a_failing_or_stalled_memory_never_fails_the_answer(failure: str) 
             break
         await asyncio.sleep(0.005)  # the stalled recall's timeout runs on the real clock
     [call] = rig.gen.calls
-    assert call.cots == []
+    assert [m.role for m in call.messages] == [Role.USER]
     assert [d.text for d in rig.of(AssistantDone)] == ["You live in Berlin."]
     assert rig.of(LoopError) == []
     await rig.stop()
@@ -192,7 +197,9 @@ async def test_a_fact_told_in_one_conversation_reaches_the_generator_in_a_new_on
     await _until_answered(second)
     assert second.loop.conversation_id != first.loop.conversation_id
     [call] = second.gen.calls
-    assert any(NOTE in note for note in call.cots)
+    [note] = notes(call)
+    assert NOTE in note
+    assert call.messages[-1].text() == "Which city do I live in?"  # the note comes before the question
     assert call.prompts == ["Be brief."]
     [fact] = await mem2.facts()
     assert (fact.text, fact.conversation_id, fact.turn_id) == (NOTE, first.loop.conversation_id, "t1")
@@ -212,7 +219,7 @@ async def test_memory_switched_off_stores_and_recalls_nothing(tmp_path: Path) ->
     )
     await _until_answered(rig, 2)
     await mem.drain()
-    assert all(call.cots == [] for call in rig.gen.calls)
+    assert all(notes(call) == [] for call in rig.gen.calls)
     await rig.stop()
     await mem.aclose()
     assert not path.exists()
