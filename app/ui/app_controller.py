@@ -332,41 +332,19 @@ class AppController(QObject):
                 log.exception("reconfigure failed; rebuilding the voice loop")
         self.loader.request(new)
 
-    # -- memory ------------------------------------------------------------------------------------------------
+    # -- memory (app.ui.memory_panel) -------------------------------------------------------------------------
     def open_memory(self) -> Any:
-        """The Memory window over the running loop's memory (or, without a loop, one opened for the window)."""
-        from app.memory_setup import memory_path, remote_generator
-        from app.ui.memory_panel import MemoryPanel
-        from genx.memory import Memory
+        from app.ui.memory_panel import open_panel
 
-        memory = getattr(self.loop, "memory", None)
-        owns = memory is None
-        if memory is None:
-            memory = Memory(memory_path(self.store))
-        panel = MemoryPanel(
-            memory, enabled=self.settings.memory.enabled, remote=remote_generator(self.settings), owns_memory=owns, parent=self.window
-        )
-        panel.enabled_toggled.connect(self.set_memory_enabled)
-        panel.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self._dialog(panel).open()
+        panel = self._dialog(open_panel(self))
+        panel.open()
         return panel
 
     def set_memory_enabled(self, on: bool) -> asyncio.Task[None]:
-        """Pause or resume memory now and save ``[memory] enabled`` (the file keeps its comments and other keys)."""
-        new = self.settings.model_copy(deep=True)
-        new.memory.enabled = on
-        base = self.settings
-        self.apply_settings(new)
+        from app.ui.memory_panel import save_enabled
 
-        async def save() -> None:
-            from app.settings import save as save_settings
-
-            try:
-                await asyncio.to_thread(save_settings, new, self.config_path, base=base)
-            except Exception as e:
-                self._settings_notice(f"Could not save the memory setting: {e}")
-
-        self.memory_saving = asyncio.ensure_future(save())
+        notice = self._settings_notice
+        self.memory_saving = save_enabled(self.settings, on, config_path=self.config_path, apply=self.apply_settings, notice=notice)
         return self.memory_saving
 
     # -- other menu items --------------------------------------------------------------------------------------

@@ -9,8 +9,11 @@ facts recalled for a question are sent to that provider with it.
 Every database call runs in a worker thread (:class:`genx.memory.Memory` does
 that); the dialog stays responsive. Nothing here logs a fact's words.
 
-Does not own: the memory (the running loop's :class:`genx.memory.Memory`, or one
-the controller opens for the panel), saving settings (the controller).
+:func:`open_panel` and :func:`save_enabled` are the app controller's side: the
+panel over the running loop's :class:`genx.memory.Memory` (or, without a loop,
+one opened for the panel), and the toggle applied at once and saved to the file.
+
+Does not own: the memory service (``genx.memory``), applying settings (the controller).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +41,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.memory_setup import memory_path, remote_generator
 from genx.memory import Fact, Memory, MemoryStoreError
 
 log = logging.getLogger(__name__)
 
-__all__ = ["MemoryPanel"]
+__all__ = ["MemoryPanel", "open_panel", "save_enabled"]
 
 
 class MemoryPanel(QDialog):
@@ -223,3 +228,35 @@ _closing: set[asyncio.Future[None]] = set()
 def _exists(memory: Memory) -> bool:
     path = memory.path
     return path is None or Path(path).exists()
+
+
+def open_panel(controller: Any) -> MemoryPanel:
+    """The Memory window (not shown yet) over the running loop's memory, or, without a loop, one opened for it."""
+    memory = getattr(controller.loop, "memory", None)
+    owns = memory is None
+    if memory is None:
+        memory = Memory(memory_path(controller.store))
+    s = controller.settings
+    panel = MemoryPanel(memory, enabled=s.memory.enabled, remote=remote_generator(s), owns_memory=owns, parent=controller.window)
+    panel.enabled_toggled.connect(controller.set_memory_enabled)
+    panel.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    return panel
+
+
+def save_enabled(
+    settings: Any, on: bool, *, config_path: Path, apply: Callable[[Any], None], notice: Callable[[str], None]
+) -> asyncio.Task[None]:
+    """``apply`` the settings with ``[memory] enabled = on`` now (the running memory pauses or resumes) and save them."""
+    from app.settings import save as save_settings
+
+    new = settings.model_copy(deep=True)
+    new.memory.enabled = on
+    apply(new)
+
+    async def save() -> None:
+        try:
+            await asyncio.to_thread(save_settings, new, config_path, base=settings)
+        except Exception as e:
+            notice(f"Could not save the memory setting: {e}")
+
+    return asyncio.ensure_future(save())
