@@ -1,7 +1,8 @@
 """The Memory window: what Parley remembers about the user, and the user's control over it.
 
 Lists the remembered facts (newest first, with the day they were said), searches
-them, deletes one or all (each after a confirmation) and pauses memory
+them, corrects one (Edit: a new value for the same thing; the old value is
+forgotten for good), deletes one or all (each after a confirmation) and pauses memory
 ("Remember what I tell you", the ``[memory] enabled`` setting: the controller
 saves it). When the answer generator is remote, a notice says plainly that the
 facts recalled for a question are sent to that provider with it.
@@ -31,6 +32,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QHBoxLayout,
+    QInputDialog,
     QLabel,
     QLineEdit,
     QListWidget,
@@ -65,6 +67,7 @@ class MemoryPanel(QDialog):
         self.setAccessibleName("Memory")
         self.facts: list[Fact] = []
         self.confirm_box: QMessageBox | None = None
+        self.edit_box: QInputDialog | None = None
         self.task: asyncio.Task[None] | None = None  # the database call in progress (tests await it)
 
         intro = QLabel("What Parley remembers about you. It stays on this computer; you decide what is kept.")
@@ -88,6 +91,10 @@ class MemoryPanel(QDialog):
         self.empty = QLabel()
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.status = QLabel()
+        self.edit_button = QPushButton("&Edit…")
+        self.edit_button.setEnabled(False)
+        self.edit_button.clicked.connect(self.ask_edit_selected)
+        self.list.itemDoubleClicked.connect(lambda _item: self.ask_edit_selected())
         self.delete_button = QPushButton("&Delete")
         self.delete_button.setEnabled(False)
         self.delete_button.clicked.connect(self.ask_delete_selected)
@@ -97,6 +104,7 @@ class MemoryPanel(QDialog):
         buttons.rejected.connect(self.reject)
 
         row = QHBoxLayout()
+        row.addWidget(self.edit_button)
         row.addWidget(self.delete_button)
         row.addWidget(self.clear_button)
         row.addStretch(1)
@@ -128,7 +136,9 @@ class MemoryPanel(QDialog):
         self.enabled_box.blockSignals(False)
 
     def _selection_changed(self) -> None:
-        self.delete_button.setEnabled(bool(self.list.selectedItems()))
+        n = len(self.list.selectedItems())
+        self.delete_button.setEnabled(n > 0)
+        self.edit_button.setEnabled(n == 1)
 
     # -- database calls (worker threads) ------------------------------------------------------------------------
     def _run(self, coro: Any) -> asyncio.Task[None]:
@@ -184,6 +194,33 @@ class MemoryPanel(QDialog):
                 await self.memory.forget(i)
         except MemoryStoreError as e:
             self.status.setText(f"Could not delete: {e}")
+            return
+        await self._refresh()
+
+    def ask_edit_selected(self) -> QInputDialog | None:
+        """Ask for the corrected value of the one selected fact (non-modal; Enter saves, Escape keeps it)."""
+        ids = self.selected_ids()
+        fact = next((f for f in self.facts if ids and f.id == ids[0]), None)
+        if fact is None or len(ids) != 1:
+            return None
+        box = QInputDialog(self)
+        box.setWindowTitle("Correct what Parley remembers")
+        box.setLabelText(f"{fact.text}\n\nThe correct {'note' if fact.attribute == 'note' else 'value'}:")
+        box.setTextValue(fact.value)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.textValueSelected.connect(lambda value: self._run(self._edit(fact.id, value)))
+        box.finished.connect(lambda _r: setattr(self, "edit_box", None))
+        self.edit_box = box
+        box.open()
+        return box
+
+    async def _edit(self, fact_id: int, value: str) -> None:
+        try:
+            if await self.memory.edit(fact_id, value) is None:
+                self.status.setText("Nothing was changed (an empty value, or the fact is gone).")
+                return
+        except MemoryStoreError as e:
+            self.status.setText(f"Could not change it: {e}")
             return
         await self._refresh()
 

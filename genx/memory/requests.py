@@ -94,6 +94,20 @@ def remember_plan(text: str, turn: TurnInfo) -> list[tuple[str, NewFact | None]]
     return [(nf.text, nf) for nf in (new_fact(e, turn, "explicit", 1.0) for e in changes if e.op == "add")]
 
 
+def edit(store: MemoryStore, fact_id: int, value: str, at: float) -> Fact | None:
+    """The user corrected fact ``fact_id`` to ``value``: the old one is forgotten (it never comes back), the new one
+    kept with the same subject, attribute and source turn. None when there is no such fact or ``value`` is empty."""
+    old = store.get(fact_id)
+    value = " ".join(value.split()).strip()
+    if old is None or old.retired_at is not None or not value:
+        return None
+    a = attribute(old.attribute)
+    text = value if old.attribute == "note" else sentence(old.subject, old.attribute, value)
+    new = NewFact(old.subject, old.attribute, value, text, 1.0, "explicit", old.turn_id, old.conversation_id, old.labels, a.terms, at)
+    store.forget(fact_id)
+    return store.add(new)
+
+
 def instruction(intent: Intent, done: object) -> str:
     """The answer model's instruction for an explicit request; ``done``: the saved sentences, deleted ids or count."""
     if intent.kind == "remember":
@@ -107,4 +121,4 @@ def instruction(intent: Intent, done: object) -> str:
     return f"You deleted everything from memory ({done} facts). Confirm briefly."
 
 
-__all__ = ["TurnInfo", "forget_matching", "instruction", "matching", "new_fact", "remember_plan", "third_person", "write"]
+__all__ = ["TurnInfo", "edit", "forget_matching", "instruction", "matching", "new_fact", "remember_plan", "third_person", "write"]

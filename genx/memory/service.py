@@ -19,7 +19,7 @@ Two calls from the loop:
   background task (the generator decodes in its own thread), then the facts
   are stored from a worker thread. It resumes paused extraction.
 
-User control: :meth:`Memory.remember`, :meth:`forget`, :meth:`forget_matching`,
+User control: :meth:`Memory.remember`, :meth:`edit`, :meth:`forget`, :meth:`forget_matching`,
 :meth:`clear`, :meth:`search`, :meth:`facts`; :meth:`set_enabled` pauses
 memory (off: nothing is recalled, extracted or written; queued turns are
 dropped; the database file is not even created). A database locked by another
@@ -44,7 +44,7 @@ from genx.memory.context import with_memory
 from genx.memory.extract import ModelExtractor, merge, rule_changes
 from genx.memory.intents import Intent, match_intent
 from genx.memory.recall import Recalled, Recaller, pack
-from genx.memory.requests import TurnInfo, forget_matching, instruction, matching, new_fact, remember_plan, third_person, write
+from genx.memory.requests import TurnInfo, edit, forget_matching, instruction, matching, new_fact, remember_plan, third_person, write
 from genx.memory.rules import Extracted
 from genx.memory.store import Fact, MemoryFullError, MemoryLockedError, MemoryStore, NewFact
 from genx.memory.vocabulary import USER
@@ -70,9 +70,6 @@ class MemoryAnswer:
     def in_context(self, ctx: ModelContext) -> ModelContext:
         """``ctx`` with :meth:`note` as a system message before the user's words (:mod:`genx.memory.context`)."""
         return with_memory(ctx, self.note())
-
-    def __bool__(self) -> bool:
-        return bool(self.recalled.facts or self.instruction)
 
 
 @dataclass(slots=True)
@@ -376,6 +373,10 @@ class Memory:
     async def forget(self, fact_id: int) -> bool:
         store, _ = await self._open()
         return await asyncio.to_thread(store.forget, fact_id)
+
+    async def edit(self, fact_id: int, value: str) -> Fact | None:
+        store, _ = await self._open()
+        return await asyncio.to_thread(edit, store, fact_id, value, self.clock())
 
     async def clear(self) -> int:
         self._pending.clear()

@@ -69,6 +69,32 @@ def test_the_panel_lists_searches_and_deletes_a_fact_only_after_a_yes(aloop, tmp
     run(aloop, scenario())
 
 
+def test_editing_a_fact_keeps_the_correction_and_the_old_value_never_returns(aloop, tmp_path, qtbot) -> None:  # type: ignore[no-untyped-def]
+    async def scenario() -> None:
+        m = await told(tmp_path / "memory.sqlite3")
+        panel = MemoryPanel(m, enabled=True)
+        qtbot.addWidget(panel)
+        panel.search.setText("Berlin")
+        await panel.task
+        panel.list.item(0).setSelected(True)
+        box = panel.ask_edit_selected()
+        assert box is not None and box.textValue() == "Berlin"
+        box.setTextValue("Hamburg")
+        box.accept()
+        await panel.task
+        panel.search.setText("")
+        await panel.task
+        assert "The user lives in Hamburg." in texts(panel) and "The user lives in Berlin." not in texts(panel)
+        recalled = await m.recall("Which city do I live in?")
+        assert [f.value for f in recalled.facts] == ["Hamburg"]
+        m.after_turn(TurnInfo("I live in Berlin.", "t0", "conv-1", 1_700_000_000.0))  # a late extraction of the old turn
+        await m.drain()
+        assert [f.value for f in (await m.recall("Which city do I live in?")).facts] == ["Hamburg"]
+        await m.aclose()
+
+    run(aloop, scenario())
+
+
 def test_forget_everything_asks_first_and_then_leaves_nothing(aloop, tmp_path, qtbot) -> None:  # type: ignore[no-untyped-def]
     async def scenario() -> None:
         m = await told(tmp_path / "memory.sqlite3")

@@ -118,3 +118,14 @@ def test_model_extraction_is_built_only_when_asked_for(tmp_path: Path) -> None:
 )
 def test_a_generator_off_this_process_is_named_as_the_one_that_sees_recalled_facts(config: dict[str, object], expected: str) -> None:
     assert remote_generator(Settings.model_validate(config)) == expected
+
+
+async def test_editing_a_note_keeps_the_words_typed_and_an_unknown_or_empty_edit_changes_nothing(tmp_path: Path) -> None:
+    m = Memory(tmp_path / "m.sqlite3")
+    [note] = await m.remember("the spare key is under the blue flower pot")
+    edited = await m.edit(note.id, "The spare key is in the garage.")
+    assert edited is not None and (edited.attribute, edited.text) == ("note", "The spare key is in the garage.")
+    assert await m.edit(edited.id + 1000, "again") is None  # no such fact
+    assert await m.edit(edited.id, "   ") is None
+    assert [f.text for f in await m.facts()] == ["The spare key is in the garage."]
+    await m.aclose()
