@@ -142,6 +142,7 @@ def loop_config(settings: Any, *, mode: str | None = None, generator: str | None
         max_end_of_turn_ms=int(s.max_end_of_turn_ms),
         backchannel_ducking=bool(s.backchannel_ducking),
         interrupt_after_ms=int(s.interrupt_after_ms),
+        resume_false_stop_s=float(s.resume_false_stop_s),
     )
 
 

@@ -97,8 +97,9 @@ class LoopSettings(Spec):
     turn_text_incomplete: float = Field(default=0.01, gt=0.0, lt=1.0)  # ... unfinished at or below (between: Smart Turn)
     turn_audio_threshold: float = Field(default=0.5, gt=0.0, lt=1.0)  # Smart Turn's probability: complete at or above
     preemptive_generation: bool = True
-    backchannel_ducking: bool = False  # (opt-in: see README) speech over the answer ducks it; "mm-hm", "okay" or a cough let it go on
+    backchannel_ducking: bool = True  # speech over the answer ducks it; "mm-hm", "okay" or a cough let it go on
     interrupt_after_ms: int = Field(default=800, ge=200, le=5_000)  # ... this much speech (or a stop word) stops it
+    resume_false_stop_s: float = Field(default=3.0, ge=0.0, le=30.0)  # a stop no words followed resumes the answer (0: off)
     vad_aggressiveness: int | None = Field(default=None, ge=0, le=3)  # removed: [vad] aggressiveness
     generator: str = Field(default="offline/smollm2", min_length=1)
     voice: str = Field(default="tts/joe", min_length=1)

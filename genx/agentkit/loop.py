@@ -125,8 +125,7 @@ class VoiceLoop:
             turn_context=lambda: self.recorder.context(""),
         )
         self.memory = memory  # long-term memory (the window's Memory panel reaches it here)
-        self.memory_link = MemoryLink(memory) if memory is not None else None  # recall at answer start, turns out to extraction
-        self.answers.memory = self.recorder.memory = self.memory_link
+        self.memory_link = self.recorder.memory = MemoryLink(memory)  # recall at answer start, recorded turns out to extraction
         self.answers.on_over = self.turns.answer_over
         self.answers.drop_held = self.turns.drop_held
         self.turns.on_dismissed = self.router.end_turn
@@ -230,8 +229,7 @@ class VoiceLoop:
         self._unsubs.clear()
         self.mic.close()
         await self.recorder.close(10.0)
-        if self.memory_link is not None:
-            await self.memory_link.wait()
+        await self.memory_link.wait()
         core.set_state(LoopState.IDLE, "stopped")
         if core.stopped is not None and not core.stopped.done():
             core.stopped.set_result(None)

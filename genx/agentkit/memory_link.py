@@ -15,8 +15,9 @@ methods):
   worker thread; the call returns at once. The assistant's text passed on is
   what was heard of it (the kept words of an interrupted answer).
 
-A memory that fails or takes longer than ``recall_timeout_s`` never fails the
-answer: it is answered without memory (a warning without the user's words).
+Without a memory (``MemoryLink(None)``) every call does nothing. A memory
+that fails or takes longer than ``recall_timeout_s`` never fails the answer:
+it is answered without memory (a warning without the user's words).
 Nothing of the user's words or the facts is logged here.
 
 Does not own: the store, recall or extraction (``genx.memory``), when answers
@@ -54,7 +55,7 @@ class LoopMemory(Protocol):
 class MemoryLink:
     """See the module docstring."""
 
-    def __init__(self, memory: LoopMemory, *, recall_timeout_s: float = 1.0) -> None:
+    def __init__(self, memory: LoopMemory | None, *, recall_timeout_s: float = 1.0) -> None:
         self.memory = memory
         self.recall_timeout_s = recall_timeout_s
         self._pending: dict[str, MemoryAnswer] = {}  # held answer route → its previewed request
@@ -62,6 +63,8 @@ class MemoryLink:
 
     async def context(self, turn: Turn, ans: Answer, ctx: ModelContext) -> ModelContext:
         """``ctx`` (the answer's context) with what the memory has for ``ans``; ``ctx`` itself when it has nothing or failed."""
+        if self.memory is None:
+            return ctx
         held = ans.held
         try:
             async with asyncio.timeout(self.recall_timeout_s):
@@ -92,16 +95,20 @@ class MemoryLink:
     def dropped(self, ans: Answer) -> None:
         """``ans`` (held) was forgotten unheard: its previewed request is not done; extraction may go on."""
         self._pending.pop(ans.route_id, None)
-        self.memory.answer_done()
+        if self.memory is not None:
+            self.memory.answer_done()
 
     def recorded(self, turn: Turn, *, kept: str) -> None:
         """``turn`` was stored with ``kept`` as the assistant's heard words: remember what it told."""
+        if self.memory is None:
+            return
         try:
             self.memory.after_turn(TurnInfo(turn.user_text, turn.turn_id, turn.conversation_id, turn.started_wall or None, kept))
         except Exception as e:
             log.warning("turn %s: memory could not take the turn (%s)", turn.turn_id, type(e).__name__)
 
     def _carry_out(self, found: MemoryAnswer) -> None:
+        assert self.memory is not None
         t = asyncio.get_running_loop().create_task(self.memory.carry_out(found), name="memory-request")
         self._tasks.add(t)
         t.add_done_callback(self._carried_out)

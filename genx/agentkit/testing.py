@@ -545,6 +545,7 @@ class Rig:
         asr_delay: float = 0.0,
         turn_detector: Any = None,
         memory: Any = None,
+        echo_gate: Any = None,
     ) -> None:
         self.clock = VirtualClock()
         t0 = self.clock.t
@@ -571,6 +572,7 @@ class Rig:
             store=store,
             turn_detector=turn_detector,
             memory=memory,
+            echo_gate=echo_gate,
             clock=self.clock,
             wall_clock=lambda: 1_700_000_000.0,
             bus=self.bus,

@@ -158,7 +158,7 @@ async def test_a_dropped_held_answer_writes_nothing_and_lets_extraction_go_on() 
 async def test_a_failing_or_stalled_memory_never_fails_the_answer(failure: str) -> None:
     mem = FakeMemory(fail=RuntimeError("database is on fire") if failure == "raises" else None, stall=failure == "stalls")
     rig = await _rig(speech=[(0.5, 2.0)], transcripts=["where do I live"], replies=[SHORT], config=PLAIN, memory=mem)
-    rig.loop.memory_link.recall_timeout_s = 0.05  # type: ignore[union-attr]
+    rig.loop.memory_link.recall_timeout_s = 0.05
     for _ in range(200):
         await rig.run_until(rig.now + 0.05)
         if rig.of(AssistantDone):
