@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from app.assistant import Assistant, build_assistant
+from app.memory_setup import build_memory, memory_path
 from app.terminal import AudioNotices, KeyCommands, TerminalView, device_greeting
 from app.turn_setup import build_turn_detector, warm_turn_detector
 from genx.agentkit.echo import MILD_VAD, DelayEstimator, EchoCanceller, EchoGate, FarEndTimeline, VadEchoFallback, try_echo_canceller
@@ -41,6 +42,7 @@ from genx.agentkit.store import ConversationStore
 from genx.agentkit.tts import StreamkitSpeech
 from genx.generators import Generator
 from genx.generators.mux import GeneratorMux
+from genx.memory import Memory
 from genx.transformers import Transformer
 from genx.transformers.mux import TransformerMux
 
@@ -67,6 +69,7 @@ class Stack:
     # [loop] pipeline = "realtime": the speech-to-speech model (asr, generator and speech are then unused) and its tools
     realtime: Any = None
     realtime_tools: list[Any] = field(default_factory=list)
+    generators: GeneratorMux | None = None  # the configured generators (memory extraction calls the answer model by name)
 
     async def warm(self) -> None:
         """Load every model (in worker threads) so the first turn does not pay for it."""
@@ -113,7 +116,9 @@ def build_stack(settings: Any, *, generator: str | None = None) -> Stack:
     speech = StreamkitSpeech(synth, language=getattr(tts, "language", "auto"), max_chunk_ms=20)
     assistant = build_assistant(settings, gens)
     if loop_s.pipeline == "realtime":
-        return _realtime_stack(loop_s, trs, assistant, name, vad, ptt_vad, asr, speech)
+        rt = _realtime_stack(loop_s, trs, assistant, name, vad, ptt_vad, asr, speech)
+        rt.generators = gens  # memory extraction still calls the answer model by name
+        return rt
     warmers: list[Callable[[], Any]] = [w for w in (getattr(x, "warm", None) for x in (gen_impl, asr, synth, vad)) if w is not None]
     warmers.append(lambda: assistant.generator.warm(name))  # the offline router's own context (no-op for cloud generators)
     detector, warned = build_turn_detector(loop_s, gen_impl)  # the raw in-process model: the text check shares its cache
@@ -130,6 +135,7 @@ def build_stack(settings: Any, *, generator: str | None = None) -> Stack:
         notes=[n for n in (warned, wake_warned) if n],
         assistant=assistant,
         wake_detector=wake,
+        generators=gens,
     )
 
 
@@ -230,6 +236,7 @@ class Session:
         generator: str | None = None,
         store: ConversationStore | None = None,
         backend: Any = None,
+        memory: Memory | None = None,
     ) -> None:
         self.settings = settings
         self.input_device = _device_arg(input_device if input_device is not None else settings.audio.input_device)
@@ -244,6 +251,7 @@ class Session:
         self.echo: EchoCanceller | None = None
         self.gate: EchoGate | None = None
         self.loop: VoiceLoop | None = None
+        self.memory = memory  # None: built from [memory] on start, beside the conversation store (app.memory_setup)
 
     def build(self) -> Stack:
         self.stack = build_stack(self.settings, generator=self.generator)
@@ -260,6 +268,8 @@ class Session:
         await stack.warm()
         cfg = loop_config(self.settings, mode=self.mode, generator=self.generator)
         self.echo, self.gate, fallback = make_echo(self.settings, stack.vad)
+        if self.memory is None:
+            self.memory = build_memory(self.settings, stack.generators, path=memory_path(self.store), generator=self.generator)
         self.loop = VoiceLoop(
             capture=self.capture.stream,
             vad=stack.vad,
@@ -277,6 +287,7 @@ class Session:
             wake_detector=stack.wake_detector,
             realtime=stack.realtime,
             realtime_tools=stack.realtime_tools,
+            memory=self.memory,
         )
         if on_event is not None:
             self.loop.bus.subscribe(on_event)
@@ -292,6 +303,8 @@ class Session:
             await self.stack.assistant.stop()
         if self.loop is not None:
             await self.loop.stop()
+        if self.memory is not None:
+            await self.memory.aclose()  # the last turn's facts are written first (a few seconds at most)
         if self.capture is not None:
             await self.capture.stop()
         if self.player is not None:

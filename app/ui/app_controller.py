@@ -99,6 +99,7 @@ class AppController(QObject):
         self.dialogs: list[Any] = []  # open dialogs (tests look here)
         self.loader: SerialLoader[Settings] = SerialLoader(self._load_and_resume, self._unload)
         self._resume: str | None = None  # the conversation to carry on after a rebuild
+        self.memory_saving: asyncio.Task[None] | None = None  # the last [memory] enabled save (the Memory window's toggle)
         self.hotkey_problem = ""  # set by apply_ui when [ui] hotkey cannot be used
         self._quit = asyncio.Event()
         self._shutting_down = False
@@ -106,6 +107,7 @@ class AppController(QObject):
         w = self.window
         w.quit_requested.connect(self.request_quit)
         w.settings_requested.connect(self.open_settings)
+        w.memory_requested.connect(self.open_memory)
         w.about_requested.connect(self.open_about)
         w.open_logs_requested.connect(self.open_logs)
         self.presenter.state_changed.connect(self.tray.set_state)
@@ -324,6 +326,9 @@ class AppController(QObject):
             return
         if old.loop.mode != new.loop.mode:
             call_command(loop, "set_mode", Mode.parse(new.loop.mode))
+        memory = getattr(loop, "memory", None)
+        if memory is not None and old.memory.enabled != new.memory.enabled:
+            memory.set_enabled(new.memory.enabled)  # pausing takes effect now; nothing is rebuilt
         heavy = (
             old.audio != new.audio
             or old.providers != new.providers
@@ -331,6 +336,7 @@ class AppController(QObject):
             or old.voices != new.voices
             or old.asr != new.asr
             or old.vad != new.vad
+            or old.memory.model_copy(update={"enabled": new.memory.enabled}) != new.memory
             or old.loop.model_copy(update={"mode": new.loop.mode, "generator": new.loop.generator}) != new.loop
         )
         if not heavy:
@@ -345,6 +351,21 @@ class AppController(QObject):
             except Exception:
                 log.exception("reconfigure failed; rebuilding the voice loop")
         self.loader.request(new)
+
+    # -- memory (app.ui.memory_panel) -------------------------------------------------------------------------
+    def open_memory(self) -> Any:
+        from app.ui.memory_panel import open_panel
+
+        panel = self._dialog(open_panel(self))
+        panel.open()
+        return panel
+
+    def set_memory_enabled(self, on: bool) -> asyncio.Task[None]:
+        from app.ui.memory_panel import save_enabled
+
+        notice = self._settings_notice
+        self.memory_saving = save_enabled(self.settings, on, config_path=self.config_path, apply=self.apply_settings, notice=notice)
+        return self.memory_saving
 
     # -- other menu items --------------------------------------------------------------------------------------
     def open_about(self) -> AboutDialog:

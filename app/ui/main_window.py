@@ -102,6 +102,7 @@ class MainWindow(QMainWindow):
     new_conversation_requested = Signal()
     conversation_opened = Signal(str)
     settings_requested = Signal()
+    memory_requested = Signal()
     about_requested = Signal()
     open_logs_requested = Signal()
     quit_requested = Signal()
@@ -291,6 +292,9 @@ class MainWindow(QMainWindow):
         self.metrics_action = self._action("&Metrics panel", "Ctrl+I", None, checkable=True)
         self.metrics_action.toggled.connect(self.metrics_panel.setVisible)
         view.addActions([self.sidebar_action, self.metrics_action])
+        view.addSeparator()
+        self.memory_action = self._action("What Parley &remembers…", None, self.memory_requested.emit)
+        view.addAction(self.memory_action)
 
         help_ = mb.addMenu("&Help")
         self.logs_action = self._action("Open &log folder", None, self.open_logs_requested.emit)

@@ -297,6 +297,9 @@ class SettingsDialog(QDialog):
         form.addRow("", self._hint("A speech-to-speech model ([[realtime]] in the settings file) hears and answers by itself."))
         form.addRow("System &prompt:", self.prompt_edit)
         form.addRow("", self._hint("The offline model runs on this computer; provider models need a key on the Providers page."))
+        self.remote_notice = self._hint(REMOTE_NOTICE)
+        self.remote_notice.setObjectName("RemoteModelNotice")
+        form.addRow("", self.remote_notice)
         self._field_widgets.update(generator=self.generator_combo, model=self.model_edit, provider=self.provider_combo)
         return page
 
@@ -545,6 +548,8 @@ class SettingsDialog(QDialog):
         self.provider_label.setVisible(is_provider)
         self.model_edit.setVisible(needs_model)
         self.model_label.setVisible(needs_model)
+        kinds = {g.name: g.effective_kind for g in self.base.generators}
+        self.remote_notice.setVisible(is_provider or (isinstance(gen, str) and kinds.get(gen, "llamacpp") != "llamacpp"))
 
     # -- providers page behaviour ------------------------------------------------------------------------------
     def _refresh_provider_list(self, select: int = 0) -> None:
@@ -745,6 +750,12 @@ class SettingsDialog(QDialog):
         for t in list(self._tasks):
             t.cancel()
         super().done(result)
+
+
+REMOTE_NOTICE = (
+    "This model answers on its provider's computers: what you say, and the facts Parley remembers about you "
+    "that fit the question, are sent to it. Memory can be paused in View > What Parley remembers."
+)
 
 
 def _generator_label(name: str, kind: str) -> str:

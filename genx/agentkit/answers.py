@@ -83,6 +83,7 @@ class AnswerRunner:
         """The held answer becomes the answer: its buffered text is published and its audio goes to the player."""
         core = self._core
         ans.held = False
+        self._recorder.memory.committed(ans)  # a request the held answer previewed is done now
         text = ans.full_text()
         if ans.error:
             core.error(ErrorKind.GENERATOR, f"the answer failed: {ans.error}", turn.turn_id)
@@ -108,6 +109,7 @@ class AnswerRunner:
         if ans.watchdog is not None:
             ans.watchdog.cancel()
         self._answers.pop(ans.route_id, None)
+        self._recorder.memory.dropped(ans)  # its previewed memory request is not done
         if ans.task is not None and not ans.task.done():
             ans.task.cancel()  # its finally closes the generation
         if ans.audio is not None:
@@ -164,6 +166,7 @@ class AnswerRunner:
                 ans.gen = text_stream(rest, ans.route_id)
             else:
                 ctx = self._recorder.context(ans.prompt)
+                ctx = await self._recorder.memory.context(turn, ans, ctx)  # with what long-term memory has for these words
                 ans.gen = await shielded_open(core.generator.generate_stream(ans.generator, ctx))
             ans.text_in = StreamBuilder()
             inner = await shielded_open(self.speech.speak(ans.text_in.stream, ans.recorder))

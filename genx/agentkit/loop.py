@@ -58,6 +58,7 @@ from genx.agentkit.events import (
 )
 from genx.agentkit.heard import HeardTracker
 from genx.agentkit.history import History
+from genx.agentkit.memory_link import LoopMemory, MemoryLink
 from genx.agentkit.metrics import Clock
 from genx.agentkit.mic import MicFrontEnd
 from genx.agentkit.ports import AudioOutput, EndOfTurnDetector, Speech, SpeechDetector
@@ -98,6 +99,7 @@ class VoiceLoop:
         echo_fallback: VadEchoFallback | None = None,
         turn_detector: EndOfTurnDetector | None = None,
         wake_detector: WakeDetectorLike | None = None,
+        memory: LoopMemory | None = None,
         clock: Clock = time.monotonic,
         wall_clock: Clock = time.time,
         bus: EventBus | None = None,
@@ -134,6 +136,8 @@ class VoiceLoop:
             turn_detector=turn_detector,
             turn_context=lambda: self.recorder.context(""),
         )
+        self.memory = memory  # long-term memory (the window's Memory panel reaches it here)
+        self.memory_link = self.recorder.memory = MemoryLink(memory)  # recall at answer start, recorded turns out to extraction
         self.answers.on_over = self.turns.answer_over
         self.answers.drop_held = self.turns.drop_held
         self.turns.on_dismissed = self.router.end_turn
@@ -261,6 +265,7 @@ class VoiceLoop:
         self._unsubs.clear()
         self.mic.close()
         await self.recorder.close(10.0)
+        await self.memory_link.wait()
         core.set_state(LoopState.IDLE, "stopped")
         if core.stopped is not None and not core.stopped.done():
             core.stopped.set_result(None)

@@ -21,6 +21,7 @@ from typing import Any
 from genx.agentkit.core import LoopCore
 from genx.agentkit.events import ErrorKind
 from genx.agentkit.history import History
+from genx.agentkit.memory_link import MemoryLink
 from genx.agentkit.metrics import format_metrics
 from genx.agentkit.resume import join_resumed
 from genx.agentkit.store import ConversationStore, TurnRecord
@@ -41,6 +42,7 @@ class Recorder:
         self._writer: asyncio.Task[None] | None = None
         self._prefill_task: asyncio.Task[None] | None = None
         self.turns_done = 0
+        self.memory = MemoryLink(None)  # long-term memory (VoiceLoop sets it): recalled into answers, recorded turns handed to it
 
     def start(self) -> None:
         self._writer = asyncio.get_running_loop().create_task(self._write_store(), name="voice-loop-store")
@@ -78,6 +80,8 @@ class Recorder:
                 timings={k: v for k, v in _metrics_dict(metrics).items() if v is not None},
             )
             self._q.put_nowait((turn.conversation_id, rec))
+        if not turn.resumed:  # (a resumed answer's user words were handed over with the cut one)
+            self.memory.recorded(turn, kept=kept)
 
     # -- prompt prefill ----------------------------------------------------------------------
     def schedule_prefill(self) -> None:
