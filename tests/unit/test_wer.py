@@ -54,3 +54,17 @@ def test_corpus_wer_is_all_errors_over_all_reference_words() -> None:
     assert wer(pairs) == pytest.approx(5 / 10)
     assert wer([]) == 0.0
     assert wer([("", "noise")]) == 0.0  # no reference words: nothing to score
+
+
+def test_the_bench_variant_names_spell_out_their_decoder_options() -> None:
+    from bench.asr_wer import variant
+
+    v = variant("base-beam-prompt-w8m2", "/models/base")
+    assert (v.path, v.final_beam_size, v.context_prompt, v.window_s, v.window_margin_s) == ("/models/base", 4, True, 8.0, 2.0)
+    t = variant("tiny-beam2", None)
+    assert (t.path, t.final_beam_size, t.context_prompt, t.window_s, t.window_margin_s) == (None, 2, False, 10.0, 4.0)
+    assert variant("tiny", None).final_beam_size is None
+    with pytest.raises(ValueError, match="joined"):
+        variant("base", None)
+    with pytest.raises(ValueError, match="unknown part"):
+        variant("tiny-fast", None)
