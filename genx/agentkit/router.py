@@ -59,7 +59,7 @@ class SpeechRouter:
         self._turns = turns
         self._vad = vad
         self._ptt_vad = ptt_vad
-        self._feed = AsrFeed(core, turns, asr)
+        self._feed = AsrFeed(core, turns, asr, context=turn_context)
         self._eot = (
             TurnEndChecker(
                 core,

@@ -140,6 +140,7 @@ class ScriptedAsr:
         self.flushes: list[tuple[str, int]] = []  # (route id, audio bytes when flushed)
         self.partial_every = partial_every_ms * RATE // 1000 * 2
         self.utterances: list[tuple[str, int]] = []  # (route id, audio bytes)
+        self.prompts: list[str] = []  # each utterance route's BOS ``meta["prompt"]`` ("" when none)
         self.clock = clock
         self.final_delay = final_delay
         self._due: list[tuple[float, StreamBuilder, list[MessageChunk]]] = []
@@ -182,6 +183,7 @@ class ScriptedAsr:
                     sid = c.stream_id
                     if c.is_begin_of_stream() and c.is_control_only():
                         seen[sid] = 0
+                        self.prompts.append(str((c.meta or {}).get("prompt", "")))
                         entry = self.transcripts.popleft() if self.transcripts else ""
                         script[sid] = [entry] if isinstance(entry, str) else list(entry) or [""]
                         texts[sid] = script[sid][-1]
