@@ -270,6 +270,7 @@ class Player:
             reopen=self._reopen,
             stall_timeout=self._stall_timeout,
             backoff=self._backoff,
+            can_return=self._idle.is_set,  # back to the chosen speaker between answers, not in the middle of one
         )
         self._link = link
         await link.open()

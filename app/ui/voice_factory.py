@@ -37,13 +37,16 @@ class RunningLoop:
     """The loop plus what it runs on. ``aclose``: stop the loop (the turn in progress is stored), then close the
     microphone and the speaker."""
 
-    def __init__(self, loop: Any, *, session: Any = None, voice: bool = True, generators: Any = None, assistant: Any = None) -> None:
+    def __init__(
+        self, loop: Any, *, session: Any = None, voice: bool = True, generators: Any = None, assistant: Any = None, memory: Any = None
+    ) -> None:
         self.inner = loop
         self.session = session  # app.headless.Session owning the devices and models (None: text only)
         self.voice = voice
         self.generators = generators  # text only: the GeneratorMux to close with the loop
         # app.assistant.Assistant: its `announce` hook speaks fired timers (the voice session's stack holds it otherwise)
         self.assistant = assistant if assistant is not None else getattr(getattr(session, "stack", None), "assistant", None)
+        self.memory = memory if memory is not None else getattr(session, "memory", None)  # genx.memory.Memory (the window's panel)
         self._closed = False
 
     def __getattr__(self, name: str) -> Any:  # LoopControl commands and properties come from the loop
@@ -86,6 +89,8 @@ class RunningLoop:
             if self.assistant is not None:
                 await dl.wait(self.assistant.stop())
             await self.inner.stop(dl)
+            if self.memory is not None:
+                await dl.wait(self.memory.aclose(), floor_s=0.5)
         finally:
             if self.generators is not None:
                 await dl.wait(self.generators.aclose(), floor_s=0.5)
@@ -216,6 +221,9 @@ class VoiceLoopFactory:
         vad_mod = await _import("genx.local.vad")
         headless = await _import("app.headless")
         config = dataclasses.replace(headless.loop_config(settings), echo_fallback=False)  # the same loop settings as voice
+        from app.memory_setup import build_memory, memory_path
+
+        memory = build_memory(settings, gen_mux, path=memory_path(self.store))
         loop = VoiceLoop(
             capture=None,
             vad=vad_mod.VadTransformer(classifier_factory=lambda s: _Unvoiced()),
@@ -225,11 +233,12 @@ class VoiceLoopFactory:
             player=SilentPlayer(),  # type: ignore[arg-type]
             config=config,
             store=self.store,
+            memory=memory,
         )
         await loop.start()
         assistant.start()
         progress("Ready for typing", 1.0)
-        return RunningLoop(loop, voice=False, generators=gen_mux, assistant=assistant)
+        return RunningLoop(loop, voice=False, generators=gen_mux, assistant=assistant, memory=memory)
 
 
 def _warmer_name(w: Callable[[], Any]) -> str:

@@ -26,20 +26,22 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from genx.agentkit.answer_streams import describe_error, shielded_open, text_stream
 from genx.agentkit.core import LoopCore
 from genx.agentkit.events import AssistantDelta, AssistantDone, AssistantSpoken, BargeIn, ErrorKind, LoopState
 from genx.agentkit.heard import HeardTracker, in_generated_words, spoken_text
 from genx.agentkit.mic import MicFrontEnd
 from genx.agentkit.ports import AudioOutput, Ducking, Speech
 from genx.agentkit.recorder import Recorder
+from genx.agentkit.resume import resume_split
 from genx.agentkit.speaker import AnswerAudio
 from genx.agentkit.spoken import SegmentRecorder
 from genx.agentkit.turns import Answer, Turn
 from genx.chunk import Blob, MessageChunk, Role, Text
 from genx.deadline import Deadline
-from genx.errors import Blocked, Done, StreamClosedError, Truncated
+from genx.errors import Done, StreamClosedError, Truncated
 from genx.ids import new_stream_id
-from genx.stream import Stream, StreamBuilder
+from genx.stream import StreamBuilder
 
 log = logging.getLogger("genx.agentkit.loop")
 
@@ -85,6 +87,7 @@ class AnswerRunner:
         """The held answer becomes the answer: its buffered text is published and its audio goes to the player."""
         core = self._core
         ans.held = False
+        self._recorder.memory.committed(ans)  # a request the held answer previewed is done now
         text = ans.full_text()
         if ans.error:
             core.error(ErrorKind.GENERATOR, f"the answer failed: {ans.error}", turn.turn_id)
@@ -110,6 +113,7 @@ class AnswerRunner:
         if ans.watchdog is not None:
             ans.watchdog.cancel()
         self._answers.pop(ans.route_id, None)
+        self._recorder.memory.dropped(ans)  # its previewed memory request is not done
         if ans.task is not None and not ans.task.done():
             ans.task.cancel()  # its finally closes the generation
         if ans.audio is not None:
@@ -136,7 +140,9 @@ class AnswerRunner:
         player = self._player
         if not isinstance(player, Ducking):
             return False
-        player.duck(self._core.config.duck_db if on else None)
+        db = self._core.config.duck_db
+        player.duck(db if on else None)
+        self._heard.far_gain = float(10.0 ** (min(0.0, db) / 20.0)) if on else 1.0
         self.ducked = on
         return True
 
@@ -167,11 +173,16 @@ class AnswerRunner:
         try:
             while self.cutting:  # history must hold the previous (cut) answer first
                 await asyncio.gather(*self.cutting, return_exceptions=True)
-            ctx = self._recorder.context(ans.prompt)
             tl.mark("generation_start", core.clock())
-            ans.gen = await _shielded_open(core.generator.generate_stream(ans.generator, ctx))
+            if ans.resume_of is not None:
+                ans.resume_prefix, rest = resume_split(ans.resume_of.full_text(), ans.resume_of.kept)
+                ans.gen = text_stream(rest, ans.route_id)
+            else:
+                ctx = self._recorder.context(ans.prompt)
+                ctx = await self._recorder.memory.context(turn, ans, ctx)  # with what long-term memory has for these words
+                ans.gen = await shielded_open(core.generator.generate_stream(ans.generator, ctx))
             ans.text_in = StreamBuilder()
-            inner = await _shielded_open(self.speech.speak(ans.text_in.stream, ans.recorder))
+            inner = await shielded_open(self.speech.speak(ans.text_in.stream, ans.recorder))
             audio = AnswerAudio(ans.route_id, inner, on_pull=self._on_pull, on_end=self._on_audio_end)
             audio.keep_far = self._heard.keeps_far
             ans.audio = audio
@@ -201,7 +212,7 @@ class AnswerRunner:
         except asyncio.CancelledError:
             raise
         except Exception as e:
-            ans.error = _describe(e)
+            ans.error = describe_error(e)
             if not ans.held:  # (a held answer's error is reported when it is committed)
                 core.error(ErrorKind.GENERATOR, f"the answer failed: {ans.error}", turn.turn_id)
         finally:
@@ -259,7 +270,7 @@ class AnswerRunner:
         if exc is not None:
             ans.speech_failed = True
             if not ans.error:
-                ans.error = _describe(exc)
+                ans.error = describe_error(exc)
                 self._core.error(ErrorKind.TTS, f"speech synthesis failed: {ans.error}", turn.turn_id)
         if not audio.saw_open:
             # no audio route reached the player: nothing will be played (nothing was heard when the TTS failed)
@@ -398,6 +409,7 @@ class AnswerRunner:
         self._heard.forget(ans.route_id)
         full = ans.full_text()
         kept = full if spoken is None else in_generated_words(full, spoken)
+        ans.kept = kept
         tl = turn.timeline
         tl.mark("answer_end", core.clock())
         tl.interrupted = interrupted
@@ -410,33 +422,6 @@ class AnswerRunner:
             self.duck(False)
         self._mic.speaking(False)
         core.settle("answer done")
-
-
-_background: set[asyncio.Future[None]] = set()
-
-
-async def _shielded_open(coro: Any) -> Stream:
-    """Await a stream-opening coroutine; when cancelled meanwhile, close the stream it returns later."""
-    t: asyncio.Task[Stream] = asyncio.ensure_future(coro)
-    try:
-        return await asyncio.shield(t)
-    except asyncio.CancelledError:
-
-        def close_later(task: asyncio.Task[Stream]) -> None:
-            if task.cancelled() or task.exception() is not None:
-                return
-            closer = asyncio.ensure_future(task.result().close())
-            _background.add(closer)
-            closer.add_done_callback(_background.discard)
-
-        t.add_done_callback(close_later)
-        raise
-
-
-def _describe(e: BaseException) -> str:
-    if isinstance(e, Blocked):
-        return f"blocked: {e.reason}" if e.reason else "blocked"
-    return str(e) or type(e).__name__
 
 
 __all__ = ["AnswerRunner"]

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from genx.agentkit.echo import FarEndTimeline, Resampler16k
 from genx.agentkit.metrics import Clock
 from genx.agentkit.spoken import PrefixMatcher, generated_prefix
@@ -48,6 +50,9 @@ class HeardTracker:
         self._output_latency = output_latency
         self._far_rs: dict[str, Resampler16k] = {}
         self._matchers: dict[str, PrefixMatcher] = {}  # per answer route
+        # the output gain the player applies now (ducking): the far end must hold what is audible,
+        # else the echo gate keeps a threshold 20+ dB above the real echo and gates the user out
+        self.far_gain = 1.0
 
     @property
     def keeps_far(self) -> bool:
@@ -82,6 +87,8 @@ class HeardTracker:
         if rs is None or rs.rate != ans.rate:
             rs = self._far_rs[ans.route_id] = Resampler16k(ans.rate)
         x = rs(pcm)
+        if self.far_gain != 1.0:
+            x = (x.astype(np.float32) * self.far_gain).astype(np.int16)
         audible_at = float(getattr(pos, "audible_at", 0.0) or 0.0)
         if audible_at <= 0:
             audible_at = self._clock() + self._output_latency()

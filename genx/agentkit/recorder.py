@@ -21,7 +21,9 @@ from typing import Any
 from genx.agentkit.core import LoopCore
 from genx.agentkit.events import ErrorKind
 from genx.agentkit.history import History
+from genx.agentkit.memory_link import MemoryLink
 from genx.agentkit.metrics import format_metrics
+from genx.agentkit.resume import join_resumed
 from genx.agentkit.store import ConversationStore, TurnRecord
 from genx.agentkit.turns import Answer, Turn
 from genx.deadline import Deadline
@@ -45,6 +47,7 @@ class Recorder:
         self._batch_lock = threading.Lock()
         self._prefill_task: asyncio.Task[None] | None = None
         self.turns_done = 0
+        self.memory = MemoryLink(None)  # long-term memory (VoiceLoop sets it): recalled into answers, recorded turns handed to it
 
     def start(self) -> None:
         self._writer = asyncio.get_running_loop().create_task(self._write_store(), name="voice-loop-store")
@@ -58,8 +61,10 @@ class Recorder:
         """``turn`` is over: ``kept`` is the answer's text as heard (all of it when it was not interrupted)."""
         core = self._core
         full = ans.full_text()
+        if ans.resume_of is not None:  # one assistant message with the answer it resumes
+            kept = join_resumed(ans.resume_prefix, kept)
         if turn.conversation_id == core.conversation_id:
-            self.history.add(turn.user_text, kept, interrupted=interrupted)
+            self.history.add(turn.user_text, kept, interrupted=interrupted, resumes=turn.resumed)
             self.schedule_prefill()
         metrics = turn.timeline.to_event()
         core.emit(metrics)
@@ -73,12 +78,15 @@ class Recorder:
                 interrupted=interrupted,
                 generated_text=full,
                 typed=turn.typed,
+                resumed=turn.resumed,
                 error=ans.error,
                 generator=ans.generator,
                 started_at=turn.started_wall,
                 timings={k: v for k, v in _metrics_dict(metrics).items() if v is not None},
             )
             self._q.put_nowait((turn.conversation_id, rec))
+        if not turn.resumed:  # (a resumed answer's user words were handed over with the cut one)
+            self.memory.recorded(turn, kept=kept)
 
     # -- prompt prefill ----------------------------------------------------------------------
     def schedule_prefill(self) -> None:
