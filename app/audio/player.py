@@ -189,7 +189,6 @@ class Player:
         self._cb_frames: dict[str, int] = {}  # device frames handed out per route
         self._cb_active = False  # a route is playing: an empty buffer is an underrun
         self._zeros = b""
-        self._dev_gen, self._dev_t_end = -1, 0.0  # when the last reported block ends being audible (per link generation)
         self._gain = 1.0  # output gain (duck): read by the callback, which ramps to it over one block
         # -- loop side --
         self._routes: dict[str, _Route] = {}
@@ -420,7 +419,7 @@ class Player:
             device_underflow = bool(getattr(status, "output_underflow", False)) and (self._cb_active or reports is not None)
             if reports is not None or underrun or device_underflow:
                 with contextlib.suppress(RuntimeError):  # loop closed
-                    loop.call_soon_threadsafe(report, gen, reports, now + delay, rate, level, underrun, device_underflow, delay, frames)
+                    loop.call_soon_threadsafe(report, gen, reports, now + delay, rate, level, underrun, device_underflow, delay)
 
         return callback
 
@@ -451,21 +450,11 @@ class Player:
         underrun: bool,
         device_underflow: bool,
         delay: float,
-        frames: int = 0,
     ) -> None:
         link = self._link
         if link is None or gen != link.generation:
             return
-        # The device plays its blocks one after the other: a block cannot be audible before the one handed out
-        # before it has played. (Over PulseAudio the callbacks may come in a burst that fills a deep server
-        # buffer while each reports a small DAC delay; without this the route would count seconds as heard
-        # that are still queued.)
         self._last_block_at = dac_at - delay  # when the device last asked for audio (it was running then)
-        if reports is not None or underrun:
-            if gen != self._dev_gen:
-                self._dev_gen, self._dev_t_end = gen, 0.0
-            dac_at = max(dac_at, self._dev_t_end)
-            self._dev_t_end = dac_at + frames / rate if rate else dac_at
         self.output_delay = delay
         self.level_dbfs = level if reports else SILENCE_DBFS
         if underrun or device_underflow:
