@@ -34,6 +34,7 @@ from genx.agentkit.ports import AudioOutput, Ducking, Speech
 from genx.agentkit.recorder import Recorder
 from genx.agentkit.speaker import AnswerAudio
 from genx.agentkit.spoken import SegmentRecorder
+from genx.agentkit.tool_activity import activity_event, is_tool_chunk, kept_tool_messages
 from genx.agentkit.turns import Answer, Turn
 from genx.chunk import Blob, MessageChunk, Role, Text
 from genx.errors import Blocked, Done, Truncated
@@ -41,6 +42,8 @@ from genx.ids import new_stream_id
 from genx.stream import Stream, StreamBuilder
 
 log = logging.getLogger("genx.agentkit.loop")
+
+TOOLS_SETTLE_S = 5.0  # after a cut: how long a side-effecting tool may take to finish and be kept in history
 
 
 class AnswerRunner:
@@ -84,6 +87,8 @@ class AnswerRunner:
         text = ans.full_text()
         if ans.error:
             core.error(ErrorKind.GENERATOR, f"the answer failed: {ans.error}", turn.turn_id)
+        for ev in ans.tool_events:
+            core.emit(ev)
         if ans.generated:
             core.emit(AssistantDelta(turn_id=turn.turn_id, text="".join(ans.generated)))
         log.debug("turn %s: preemptive answer committed (%d characters ready)", turn.turn_id, len(text))
@@ -172,6 +177,9 @@ class AnswerRunner:
                 except Truncated:
                     log.info("turn %s: the answer was truncated (max tokens)", turn.turn_id)
                     break
+                if is_tool_chunk(c):
+                    self._tool_event(turn, ans, c)
+                    continue
                 part = c.part
                 if isinstance(part, Text) and part.text:
                     tl.mark("first_token", core.clock())
@@ -192,12 +200,22 @@ class AnswerRunner:
             if gen is not None:
                 with contextlib.suppress(Exception):
                     await gen.close()
+                ans.tool_messages = await kept_tool_messages(gen, TOOLS_SETTLE_S)
             b = ans.text_in
             if b is not None and not b.ended and not ans.interrupted:
                 b.push(MessageChunk.eos(ans.route_id, Text(""), role=Role.ASSISTANT))
                 b.done()
         if ans.audio is None and not ans.finished and not ans.held:
             self._finish(turn, ans, interrupted=False)
+
+    def _tool_event(self, turn: Turn, ans: Answer, c: MessageChunk) -> None:
+        ev = activity_event(turn.turn_id, c)
+        if ev is None:
+            return
+        ans.tool_events.append(ev)
+        if not ans.held:
+            self._core.emit(ev)
+        self._arm_watchdog(turn, ans)
 
     def _arm_watchdog(self, turn: Turn, ans: Answer) -> None:
         if ans.watchdog is not None:

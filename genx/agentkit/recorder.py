@@ -54,7 +54,7 @@ class Recorder:
         core = self._core
         full = ans.full_text()
         if turn.conversation_id == core.conversation_id:
-            self.history.add(turn.user_text, kept, interrupted=interrupted)
+            self.history.add(turn.user_text, kept, interrupted=interrupted, tool_messages=ans.tool_messages)
             self.schedule_prefill()
         metrics = turn.timeline.to_event()
         core.emit(metrics)
@@ -72,6 +72,7 @@ class Recorder:
                 generator=ans.generator,
                 started_at=turn.started_wall,
                 timings={k: v for k, v in _metrics_dict(metrics).items() if v is not None},
+                tool_messages=ans.tool_messages,
             )
             self._q.put_nowait((turn.conversation_id, rec))
 

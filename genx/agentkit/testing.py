@@ -544,6 +544,7 @@ class Rig:
         ptt_vad: bool = False,
         asr_delay: float = 0.0,
         turn_detector: Any = None,
+        generator: Any = None,
     ) -> None:
         self.clock = VirtualClock()
         t0 = self.clock.t
@@ -562,7 +563,7 @@ class Rig:
             capture=self.mic.stream,
             vad=self.vad,
             asr=self.asr,
-            generator=self.gen,
+            generator=generator if generator is not None else self.gen,  # e.g. tool rounds over a scripted model
             speech=StreamkitSpeech(self.synth, max_chunk_ms=20),
             player=self.player,
             config=cfg,
