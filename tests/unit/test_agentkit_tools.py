@@ -16,7 +16,12 @@ from genx.assistant import AssistantGenerator
 from genx.chunk import FuncCall, Message, Role, Text, Thinking, ToolResult
 from genx.tools import FuncTool
 
-CLOCK = FuncTool("current_time", "The time now.", {"type": "object", "properties": {"city": {"type": "string"}}}, lambda args: f"It's 10:15 in {args.get('city', 'here')}.")
+CLOCK = FuncTool(
+    "current_time",
+    "The time now.",
+    {"type": "object", "properties": {"city": {"type": "string"}}},
+    lambda args: f"It's 10:15 in {args.get('city', 'here')}.",
+)
 
 
 def _boom(_args: object) -> str:
@@ -100,7 +105,10 @@ async def test_a_stored_turn_keeps_its_tool_messages_and_a_reloaded_conversation
 
 
 def test_a_line_written_before_tool_messages_existed_still_loads(tmp_path: Path) -> None:
-    old = '{"turn_id":"t1","user_text":"hi","assistant_text":"Hello!","interrupted":false,"generated_text":"Hello!","typed":true,"error":"","generator":"local/smollm2","started_at":1.0,"timings":{},"v":1}'
+    old = (
+        '{"turn_id":"t1","user_text":"hi","assistant_text":"Hello!","interrupted":false,"generated_text":"Hello!",'
+        '"typed":true,"error":"","generator":"local/smollm2","started_at":1.0,"timings":{},"v":1}'
+    )
     (tmp_path / "c1.jsonl").write_text(old + "\n")
     recs, problems = ConversationStore(tmp_path).load_with_errors("c1")
     assert problems == []
@@ -140,7 +148,10 @@ def test_a_badly_typed_tool_message_makes_the_line_a_reported_problem(tmp_path: 
 
 
 def test_history_keeps_tool_messages_of_an_answer_nobody_heard() -> None:
-    calls = [Message.assistant("", tool_calls=[FuncCall("set_timer", '{"minutes": 10}', "c1")]), Message.tool(ToolResult("c1", "set_timer", "Timer 1 set."))]
+    calls = [
+        Message.assistant("", tool_calls=[FuncCall("set_timer", '{"minutes": 10}', "c1")]),
+        Message.tool(ToolResult("c1", "set_timer", "Timer 1 set.")),
+    ]
     h = History()
     h.add("set a timer for ten minutes", "", interrupted=True, tool_messages=calls)
     msgs = h.messages("is it set?")
