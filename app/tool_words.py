@@ -51,9 +51,9 @@ def status_words(status: str) -> str:
     return STATUS_WORDS.get(status, status or "done")
 
 
-def tool_line(name: str, arguments: str, status: str, result: str = "", *, limit: int = 100) -> str:
+def tool_line(name: str, arguments: str, status: str, result: str = "", *, limit: int = 100, args_limit: int = 80) -> str:
     """One line: ``current_time(city="Tokyo") → It's 17:35 in Tokyo.`` (or ``… → timed out: …``, ``… running…``)."""
-    head = call_summary(name, arguments)
+    head = call_summary(name, arguments, limit=args_limit)
     if status == "running":
         return f"{head} {status_words(status)}"
     if status == "ok":

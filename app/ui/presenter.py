@@ -185,7 +185,7 @@ class Presenter(QObject):
             )
         elif isinstance(ev, Announcement):
             if ev.phase == "queued":
-                w.chat.add_assistant(ev.text).finish(interrupted=False, spoken_text=ev.text, note="⏰ Announcement")
+                w.chat.add_assistant(ev.text).finish(interrupted=False, spoken_text=ev.text, note="Announcement")
         elif isinstance(ev, BargeIn):
             w.state_indicator.set_state("interrupted", f"cut in {ev.latency_ms:.0f} ms")
         elif isinstance(ev, TurnMetrics):

@@ -38,7 +38,7 @@ def test_a_running_tool_shows_its_call_and_then_its_result_on_the_same_line(ui, 
     assert isinstance(answer, AssistantBubble)
     (row,) = answer.tools.rows()
     assert answer.tools.isVisibleTo(answer)
-    assert row.button.text() == '🔧 current_time(city="Tokyo") running…'
+    assert row.button.text() == 'Tool: current_time(city="Tokyo") running…'
     loop.emit(
         ToolActivity(
             turn_id="t1",
@@ -51,7 +51,7 @@ def test_a_running_tool_shows_its_call_and_then_its_result_on_the_same_line(ui, 
         )
     )
     assert answer.tools.rows() == [row]  # the outcome replaces "running…"
-    assert row.button.text() == '🔧 current_time(city="Tokyo") → It\'s 17:35 in Tokyo.'
+    assert row.button.text() == 'Tool: current_time(city="Tokyo") → It\'s 17:35 in Tokyo.'
     loop.emit(AssistantDelta(turn_id="t1", text="It's 17:35 in Tokyo."))
     loop.emit(AssistantDone(turn_id="t1", text="It's 17:35 in Tokyo.", interrupted=False, spoken_text="It's 17:35 in Tokyo."))
     assert w.chat.bubbles()[-1] is answer and answer.text() == "It's 17:35 in Tokyo."
@@ -77,7 +77,7 @@ def test_a_failed_tool_is_shown_with_its_error(ui) -> None:  # type: ignore[no-u
         )
     )
     (row,) = w.chat.bubbles()[-1].tools.rows()  # type: ignore[attr-defined]
-    assert row.button.text() == "🔧 set_timer() → refused: bad arguments: minutes is required"
+    assert row.button.text() == "Tool: set_timer() → refused: bad arguments: minutes is required"
     assert row.is_error
 
 
@@ -91,7 +91,7 @@ def test_a_reopened_conversation_shows_the_stored_tool_calls_under_their_answers
         [TurnRecord("t1", "what's 17 times 23", "391.", generated_text="391.", tool_messages=calls), TurnRecord("t2", "hi", "Hello!")]
     )
     bubbles = [b for b in w.chat.bubbles() if isinstance(b, AssistantBubble)]
-    assert [r.button.text() for r in bubbles[0].tools.rows()] == ['🔧 calculate(expression="17*23") → 17*23 is 391.']
+    assert [r.button.text() for r in bubbles[0].tools.rows()] == ['Tool: calculate(expression="17*23") → 17*23 is 391.']
     assert bubbles[1].tools.rows() == [] and not bubbles[1].tools.isVisibleTo(bubbles[1])
 
 

@@ -1,6 +1,6 @@
 """The tool calls of one answer, shown under its text: one compact line per call, each expandable to its details.
 
-A line reads ``🔧 current_time(city="Tokyo") → It's 17:35 in Tokyo.`` (``running…`` while
+A line reads ``Tool: current_time(city="Tokyo") → It's 17:35 in Tokyo.`` (``running…`` while
 the tool runs, ``→ timed out: …`` and the like on an error, in the error colour). Clicking
 it (or Space / Enter on it) shows the whole arguments as JSON and the whole result.
 Calls are keyed by their id: the running line is replaced by its outcome.
@@ -61,15 +61,16 @@ class ToolCallRow(QWidget):
 
     @property
     def summary(self) -> str:
-        return tool_line(self.name, self.arguments, self.status, self.result, limit=70)
+        return tool_line(self.name, self.arguments, self.status, self.result, limit=60, args_limit=40)
 
     @property
     def expanded(self) -> bool:
         return self.button.isChecked()
 
     def refresh(self) -> None:
-        self.button.setText("🔧 " + self.summary)
-        self.button.setToolTip("Show the tool's arguments and result" if not self.expanded else "Hide the details")
+        self.button.setText("Tool: " + self.summary)
+        full = tool_line(self.name, self.arguments, self.status, self.result, limit=400, args_limit=200)
+        self.button.setToolTip(f"{full}\n({'hide' if self.expanded else 'click to show'} the arguments and the whole result)")
         self.setAccessibleName(f"Tool {self.name}: {status_words(self.status)}")
         self.button.setAccessibleName(f"Tool call {self.summary}")
         colours = chat_colors(self.palette())
