@@ -42,6 +42,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from genx.agentkit.announce import Announcer
 from genx.agentkit.answers import AnswerRunner
 from genx.agentkit.core import DEFAULT_SYSTEM_PROMPT, LoopConfig, LoopCore
 from genx.agentkit.echo import EchoCanceller, EchoGate, VadEchoFallback
@@ -113,6 +114,7 @@ class VoiceLoop:
         self.recorder = Recorder(core, store)
         self.answers = AnswerRunner(core, speech=speech, player=player, mic=self.mic, heard=heard, recorder=self.recorder)
         self.turns = TurnManager(core, self.answers)
+        self.announcer = Announcer(core, speech=speech, player=player, mic=self.mic, heard=heard)
         self.router = SpeechRouter(
             core,
             self.turns,
@@ -186,6 +188,9 @@ class VoiceLoop:
         readers = await self.router.start()
         self._unsubs.append(self._player.on_played(self.answers.on_played))
         self._unsubs.append(self._player.on_route_end(self.answers.on_route_end))
+        self._unsubs.append(self._player.on_played(self.announcer.on_played))
+        self._unsubs.append(self._player.on_route_end(self.announcer.on_route_end))
+        self._unsubs.append(core.bus.subscribe(self.announcer.on_event))
         for coro, name in readers:
             self._spawn(coro, name)
         if self._capture is not None:
@@ -195,6 +200,7 @@ class VoiceLoop:
         core.emit(ModeChanged(mode=core.mode))
         core.set_state(LoopState.LISTENING, "started")
         self.recorder.schedule_prefill()
+        self.announcer.maybe_start()  # announcements made before the start
 
     async def run(self) -> None:
         """Start (if needed) and wait until :meth:`stop` or a fatal error."""
@@ -211,6 +217,7 @@ class VoiceLoop:
         if self.turns.collecting is not None:
             self.turns.drop_held(self.turns.collecting, "stopped")
         self.turns.stop_answer(None, "stopped")
+        await self.announcer.close()
         await self.answers.wait_cuts(5.0)
         self.router.close_inputs()
         self.recorder.cancel_prefill()
@@ -269,7 +276,13 @@ class VoiceLoop:
         self.turns.typed(text)
 
     def stop_speaking(self) -> None:
+        self.announcer.stop_speaking()
         self.turns.stop_answer(self.core.clock(), "stop speaking")
+
+    def announce(self, text: str) -> str:
+        """Say ``text`` unasked (a fired timer): shown at once, spoken after a chime when nobody is talking,
+        also while the microphone is muted (:mod:`.announce`). Returns the announcement's id."""
+        return self.announcer.announce(text)
 
     def new_conversation(self) -> None:
         core = self.core
