@@ -1,0 +1,106 @@
+"""Tools through the whole voice loop on real audio: PulseAudio virtual devices, the offline models, PortAudio.
+
+A spoken "what time is it" is answered with the clock tool's time; a timer set by a
+typed message rings aloud (a chime, then the words) while the microphone is muted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parents[1]))
+sys.path.insert(0, str(Path(__file__).parent))
+
+from pulse import PulseServer, loud_span, write_wav
+from test_voice_loop_e2e import QUIET_DBFS, RATE, Live, assert_heard, norm_words, transcribe
+
+from genx.agentkit.events import Announcement, AssistantDone, ToolActivity, UserFinal
+
+pytestmark = [pytest.mark.integration, pytest.mark.audio, pytest.mark.slow, pytest.mark.timeout(300)]
+
+
+@pytest.fixture
+def speak(say_espeak: Callable[[str], bytes]) -> Callable[[str], bytes]:
+    return say_espeak
+
+
+@pytest.fixture(autouse=True)
+def private_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Timers go to the test's own data dir, never the user's."""
+    d = tmp_path / "data"
+    monkeypatch.setenv("XDG_DATA_HOME", str(d))
+    return d
+
+
+def clock_words(t: dt.datetime) -> str:
+    """How the clock tool says a time ("12:49 PM"), written here from the format, not taken from the tool."""
+    return f"{t.hour % 12 or 12}:{t.minute:02d} {'AM' if t.hour < 12 else 'PM'}"
+
+
+async def test_a_spoken_what_time_is_it_is_answered_with_the_clock_tools_time(
+    pulse_env: PulseServer, tmp_path: Path, speak: Callable[[str], bytes]
+) -> None:
+    async with Live(pulse_env, tmp_path / "conv") as live:
+        await asyncio.sleep(0.5)
+        before = dt.datetime.now().astimezone()
+        _, q_end = live.say(speak("What time is it?"))
+        await live.wait_for(lambda: bool(live.of(AssistantDone)), 120, "the answer")
+        after = dt.datetime.now().astimezone()
+        done = live.of(AssistantDone)[0]
+        audio = await live.recording()
+        assert live.rec is not None
+        heard = audio[live.rec.index_at(q_end) :]
+        await live.loop.flush_store()
+    assert "time" in norm_words(live.of(UserFinal)[0].text), live.timeline()
+    calls = live.of(ToolActivity)
+    assert [(c.name, c.status) for c in calls] == [("current_time", "running"), ("current_time", "ok")], live.timeline()
+    times = {clock_words(before), clock_words(after)}  # the minute may turn during the turn
+    assert any(t in done.text for t in times), (done.text, times)
+    assert any(t in calls[-1].result for t in times)
+    assert not done.interrupted and done.spoken_text == done.text
+    write_wav(tmp_path / "answer.wav", heard, RATE)  # for a look after a failure
+    await assert_heard(heard, done.spoken_text)
+    (rec,) = live.store.load(live.loop.conversation_id)
+    assert [m.role.value for m in rec.tool_messages] == ["assistant", "tool"]
+    assert rec.tool_messages[0].tool_calls[0].name == "current_time" and json.loads(rec.tool_messages[0].tool_calls[0].arguments) == {}
+    assert rec.tool_messages[1].tool_result is not None and rec.tool_messages[1].tool_result.content == calls[-1].result
+
+
+def peak_hz(x: np.ndarray) -> float:
+    spec = np.abs(np.fft.rfft(x.astype(np.float64) * np.hanning(x.size)))
+    return float(np.fft.rfftfreq(x.size, 1 / RATE)[spec.argmax()])
+
+
+async def test_a_timer_rings_aloud_with_a_chime_and_its_words_while_the_microphone_is_muted(pulse_env: PulseServer, tmp_path: Path) -> None:
+    async with Live(pulse_env, tmp_path / "conv") as live:
+        await asyncio.sleep(0.5)
+        live.loop.mute(True)
+        live.loop.send_text("Set a timer for 4 seconds.")
+        await live.wait_for(lambda: bool(live.of(AssistantDone)), 120, "the timer's confirmation")
+        confirm = live.of(AssistantDone)[0]
+        assert "timer" in confirm.text.lower(), live.timeline()
+        await live.wait_for(lambda: any(a.phase == "done" for a in live.of(Announcement)), 60, "the timer to ring")
+        audio = await live.recording(0.8)
+        assert live.rec is not None
+        phases = [a.phase for a in live.of(Announcement)]
+        assert phases == ["queued", "speaking", "done"], live.timeline()
+        speaking = next(a for a in live.of(Announcement) if a.phase == "speaking")
+        rang = audio[live.rec.index_at(speaking.at) - RATE // 2 :]
+    text = live.of(Announcement)[0].text
+    assert text.startswith("Time's up: timer 1"), text
+    write_wav(tmp_path / "rang.wav", rang, RATE)  # for a look after a failure
+    span = loud_span(rang, RATE, QUIET_DBFS)
+    assert span is not None, "nothing was played when the timer rang"
+    start = span[0]
+    first_note, second_note = rang[start : start + int(0.12 * RATE)], rang[start + int(0.14 * RATE) : start + int(0.32 * RATE)]
+    assert abs(peak_hz(first_note) - 880) < 25 and abs(peak_hz(second_note) - 1318.5) < 25, "no chime before the words"
+    words = norm_words(await asyncio.to_thread(transcribe, rang[start + int(0.5 * RATE) : span[1]]))
+    assert "timer" in words or "time's" in words or "up" in words, words
