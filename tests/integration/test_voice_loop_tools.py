@@ -103,4 +103,5 @@ async def test_a_timer_rings_aloud_with_a_chime_and_its_words_while_the_micropho
     first_note, second_note = rang[start : start + int(0.12 * RATE)], rang[start + int(0.14 * RATE) : start + int(0.32 * RATE)]
     assert abs(peak_hz(first_note) - 880) < 25 and abs(peak_hz(second_note) - 1318.5) < 25, "no chime before the words"
     words = norm_words(await asyncio.to_thread(transcribe, rang[start + int(0.5 * RATE) : span[1]]))
-    assert "timer" in words or "time's" in words or "up" in words, words
+    played_s = next(a for a in live.of(Announcement) if a.phase == "done").at - speaking.at
+    assert "timer" in words or "time's" in words or "up" in words, (words, f"{played_s:.1f} s from speaking to done", live.timeline())
