@@ -555,16 +555,16 @@ class Player:
 
     async def _play_out(self) -> None:
         """End the open routes, move their audio and end markers into the buffer, wait until handed out."""
-        for r in list(self._routes.values()):
-            if not r.ended and not r.eos:
-                self._end_route(r, error="")
-        while any(not r.marker_queued for r in self._routes.values() if not r.ended):
-            await self._wait_space()
-            self._fill_one()
-        self._update_idle()
         mine = asyncio.current_task() is self._feeder
         self._playing_out = self._playing_out or mine
         try:
+            for r in list(self._routes.values()):
+                if not r.ended and not r.eos:
+                    self._end_route(r, error="")
+            while any(not r.marker_queued for r in self._routes.values() if not r.ended):
+                await self._wait_space()
+                self._fill_one()
+            self._update_idle()
             await self._idle.wait()
         finally:
             if mine and asyncio.current_task() is self._feeder:

