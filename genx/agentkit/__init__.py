@@ -10,7 +10,9 @@ routes to the ASR, transcripts back, ASR timeouts), :mod:`.turn_manager` (a
 state machine: turn open/join, barge-in admission, end of turn, held answers),
 :mod:`.answers` (generation → TTS → player, watchdog, the ordered cut),
 :mod:`.heard` (player positions → heard text, echo far end), :mod:`.recorder`
-(history, store, metrics, prompt prefill); plus the turn data (:mod:`.turns`),
+(history, store, metrics, prompt prefill), :mod:`.announce` (fired timers spoken
+after a chime when the floor is free), :mod:`.tool_activity` (the answer's tool
+calls as events and as history messages, stored in :mod:`.messages`' form); plus the turn data (:mod:`.turns`),
 the parts' device interfaces (:mod:`.ports`), the player's per-answer
 pull-through source (:mod:`.speaker`), per-answer TTS with segment recording
 (:mod:`.tts`), the spoken-only history and its word alignment (:mod:`.spoken`,
