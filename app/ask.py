@@ -3,8 +3,9 @@
 The same generator as the voice loop (:func:`app.assistant.build_assistant`
 over the configured generators: the offline tools, the pre-match and router on
 the in-process model, native tool calls on cloud models), with the
-conversation's history from the conversation store. The turn is stored like a
-typed turn of the window (``typed: true``). Without ``--conversation`` each
+conversation's history from the conversation store (tool calls and results
+included). The turn is stored like a typed turn of the window (``typed: true``,
+its tool calls and results as ``tool_messages``). Without ``--conversation`` each
 call starts a new conversation; the answer's conversation id is in the
 ``--json`` object, the last line printed::
 
@@ -36,6 +37,7 @@ from typing import Any, TextIO
 from app.assistant import build_assistant
 from app.memory_setup import build_memory, memory_path
 from genx.agentkit.history import History
+from genx.agentkit.messages import tool_messages
 from genx.agentkit.store import ConversationStore, ConversationStoreError, TurnRecord, new_conversation_id
 from genx.errors import Done, GenxError, State
 from genx.ids import new_stream_id
@@ -132,6 +134,7 @@ async def ask(
         generator=name,
         started_at=started,
         timings={"answer_ms": round((time.perf_counter() - t0) * 1000, 1), "path": stream.decision.path},
+        tool_messages=tool_messages(report.messages),
     )
     try:
         await asyncio.to_thread(store.append, conversation_id, record)

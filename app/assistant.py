@@ -9,8 +9,9 @@ generator mux as a :class:`genx.assistant.AssistantGenerator`.
 :class:`Assistant` also owns the reminder scheduler: :meth:`Assistant.start` it
 with the app (on the running loop); every due timer, alarm or reminder becomes
 one sentence passed to :attr:`Assistant.announce` — a plain ``announce(text)``
-hook the front end connects to the voice loop (which speaks it even while
-muted); by default it is logged (``--headless`` also prints it).
+hook that the session connects to :meth:`genx.agentkit.loop.VoiceLoop.announce`
+(a chime and the words, when nobody is talking, even while muted; the window and
+``--headless`` show it from the loop's ``Announcement`` event); until then it is logged.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ __all__ = ["Announce", "Assistant", "announcement", "build_assistant", "reminder
 
 log = logging.getLogger("parley.assistant")
 
-Announce = Callable[[str], None]
+Announce = Callable[[str], object]  # the return value (e.g. an announcement id) is not used
 
 
 def reminders_dir() -> Path:

@@ -301,6 +301,7 @@ class Session:
         for note in stack.notes:
             self.loop.core.error(ErrorKind.CONFIG, note)
         if stack.assistant is not None:
+            stack.assistant.announce = self.loop.announce  # fired timers: a chime and the words (shown by the front end)
             stack.assistant.start()
         return self.loop
 
@@ -367,9 +368,7 @@ async def run_headless(args: argparse.Namespace, *, out: TextIO = sys.stdout, er
         print(f"parley: {e}", file=err)
         return EXIT_NO_DEVICE
 
-    view = TerminalView(out)
-    if session.stack is not None and session.stack.assistant is not None:
-        session.stack.assistant.announce = lambda text: view.line(f"parley: {text}")
+    view = TerminalView(out)  # prints announcements too (the loop speaks them)
     print(device_greeting(session.capture, session.player), file=out)
     print("parley: loading models…", file=out, flush=True)
     on_audio = AudioNotices(view)

@@ -12,7 +12,9 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from app.tool_words import tool_line
 from genx.agentkit.events import (
+    Announcement,
     AssistantDone,
     AssistantSpoken,
     BargeIn,
@@ -22,6 +24,7 @@ from genx.agentkit.events import (
     LoopState,
     Mode,
     StateChanged,
+    ToolActivity,
     TurnMetrics,
     TurnReopened,
     UserFinal,
@@ -56,6 +59,10 @@ class TerminalView:
             mark = " [interrupted]" if e.interrupted else ""
             err = f" [error: {e.error}]" if e.error else ""
             self._final(f"parley: {e.spoken_text}{mark}{err}")
+        elif isinstance(e, ToolActivity) and e.status != "running":
+            self._final(f"  [tool] {tool_line(e.name, e.arguments, e.status, e.result)}")
+        elif isinstance(e, Announcement) and e.phase == "queued":
+            self._final(f"parley (announcement): {e.text}")
         elif isinstance(e, BargeIn):
             self._final(f"  (barge-in: playback stopped in {e.latency_ms:.0f} ms)")
         elif isinstance(e, TurnMetrics) and self.show_metrics:

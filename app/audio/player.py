@@ -195,6 +195,7 @@ class Player:
         self._closed_sids: OrderedDict[str, None] = OrderedDict()  # ended routes: their late chunks are ignored
         self._streams: deque[Stream] = deque()
         self._feeder: asyncio.Task[None] | None = None
+        self._playing_out = False  # the feeder took every queued stream and only waits for the audio to be handed out
         self._space = asyncio.Event()
         self._idle = asyncio.Event()
         self._idle.set()
@@ -302,7 +303,8 @@ class Player:
             raise AudioError("player not started; await player.start() first")
         self._streams.append(stream)
         self._idle.clear()
-        if self._feeder is None or self._feeder.done():
+        if self._feeder is None or self._feeder.done() or self._playing_out:
+            # a feeder that is only playing out would never take this stream: a new one does (the old one just ends)
             self._feeder = asyncio.get_running_loop().create_task(self._feed_all(), name="audio-player-feeder")
 
     async def drain(self) -> None:
@@ -560,14 +562,20 @@ class Player:
 
     async def _play_out(self) -> None:
         """End the open routes, move their audio and end markers into the buffer, wait until handed out."""
-        for r in list(self._routes.values()):
-            if not r.ended and not r.eos:
-                self._end_route(r, error="")
-        while any(not r.marker_queued for r in self._routes.values() if not r.ended):
-            await self._wait_space()
-            self._fill_one()
-        self._update_idle()
-        await self._idle.wait()
+        mine = asyncio.current_task() is self._feeder
+        self._playing_out = self._playing_out or mine
+        try:
+            for r in list(self._routes.values()):
+                if not r.ended and not r.eos:
+                    self._end_route(r, error="")
+            while any(not r.marker_queued for r in self._routes.values() if not r.ended):
+                await self._wait_space()
+                self._fill_one()
+            self._update_idle()
+            await self._idle.wait()
+        finally:
+            if mine and asyncio.current_task() is self._feeder:
+                self._playing_out = False
 
     async def _feed(self, stream: Stream) -> None:
         while True:

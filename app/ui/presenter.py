@@ -24,6 +24,7 @@ from app.ui.main_window import MainWindow
 from app.ui.widgets.chat_view import AssistantBubble, UserBubble
 from app.ui.widgets.conversation_list import ConversationEntry
 from genx.agentkit.events import (
+    Announcement,
     AssistantDelta,
     AssistantDone,
     AssistantSpoken,
@@ -41,6 +42,7 @@ from genx.agentkit.events import (
     SpeechEnded,
     SpeechStarted,
     StateChanged,
+    ToolActivity,
     TurnMetrics,
     TurnReopened,
     UserFinal,
@@ -179,6 +181,13 @@ class Presenter(QObject):
             self._assistant_bubble(ev.turn_id).set_spoken(ev.spoken_text)
         elif isinstance(ev, AssistantDone):
             self._on_done(ev)
+        elif isinstance(ev, ToolActivity):
+            self._assistant_bubble(ev.turn_id).tools.update_call(
+                ev.call_id, ev.name, ev.arguments, ev.status, ev.result, is_error=ev.is_error, elapsed_ms=ev.elapsed_ms
+            )
+        elif isinstance(ev, Announcement):
+            if ev.phase == "queued":
+                w.chat.add_assistant(ev.text).finish(interrupted=False, spoken_text=ev.text, note="Announcement")
         elif isinstance(ev, BargeIn):
             w.state_indicator.set_state("interrupted", f"cut in {ev.latency_ms:.0f} ms")
         elif isinstance(ev, TurnMetrics):
@@ -334,6 +343,7 @@ class Presenter(QObject):
                 chat.add_user(r.user_text)
             if r.assistant_text or r.generated_text:
                 b = chat.add_assistant()
+                show_tool_messages(b, r)
                 b.append(r.generated_text or r.assistant_text)
                 b.finish(interrupted=r.interrupted, spoken_text=r.assistant_text, note=f"Stopped: {r.error}" if r.error else "")
 
@@ -355,6 +365,16 @@ class Presenter(QObject):
         """Wait for the store tasks started so far (used at shutdown and by tests)."""
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+
+def show_tool_messages(bubble: AssistantBubble, record: TurnRecord) -> None:
+    """A stored turn's tool calls under its answer, each with its result (matched by call id)."""
+    results = {m.tool_result.call_id: m.tool_result for m in record.tool_messages if m.tool_result is not None}
+    for m in record.tool_messages:
+        for c in m.tool_calls:
+            r = results.get(c.id)
+            status = ("failed" if r.is_error else "ok") if r is not None else "cancelled"
+            bubble.tools.update_call(c.id, c.name, c.arguments, status, r.content if r is not None else "", is_error=bool(r and r.is_error))
 
 
 def _generator_words(name: str) -> str:

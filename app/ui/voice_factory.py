@@ -44,7 +44,7 @@ class RunningLoop:
         self.session = session  # app.headless.Session owning the devices and models (None: text only)
         self.voice = voice
         self.generators = generators  # text only: the GeneratorMux to close with the loop
-        # app.assistant.Assistant: its `announce` hook speaks fired timers (the voice session's stack holds it otherwise)
+        # app.assistant.Assistant: its `announce` hook is the loop's announce (the voice session's stack holds it otherwise)
         self.assistant = assistant if assistant is not None else getattr(getattr(session, "stack", None), "assistant", None)
         self.memory = memory if memory is not None else getattr(session, "memory", None)  # genx.memory.Memory (the window's panel)
         self._closed = False
@@ -236,6 +236,7 @@ class VoiceLoopFactory:
             memory=memory,
         )
         await loop.start()
+        assistant.announce = loop.announce  # shown in the chat (this loop has no voice)
         assistant.start()
         progress("Ready for typing", 1.0)
         return RunningLoop(loop, voice=False, generators=gen_mux, assistant=assistant, memory=memory)

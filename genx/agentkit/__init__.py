@@ -11,7 +11,9 @@ state machine: turn open/join, barge-in admission, end of turn, held answers),
 :mod:`.answers` (generation → TTS → player, watchdog, the ordered cut),
 :mod:`.heard` (player positions → heard text, echo far end), :mod:`.recorder`
 (history, store, metrics, prompt prefill), :mod:`.wake` (the wake word gate before the VAD), :mod:`.memory_link` (long-term
-memory: recall into each answer's context, recorded turns out to extraction); realtime mode, where one
+memory: recall into each answer's context, recorded turns out to extraction), :mod:`.announce` (fired timers spoken
+after a chime when the floor is free), :mod:`.tool_activity` (the answer's tool
+calls as events and as history messages, stored in :mod:`.messages`' form); realtime mode, where one
 speech-to-speech session replaces ASR + generator + TTS (:mod:`.realtime_mode`:
 turns, barge-in, transcripts; :mod:`.realtime_session`: the session, its tool
 calls, reopening; :mod:`.realtime_output`: heard text of a response, the player

@@ -36,6 +36,7 @@ from genx.agentkit.recorder import Recorder
 from genx.agentkit.resume import resume_split
 from genx.agentkit.speaker import AnswerAudio
 from genx.agentkit.spoken import SegmentRecorder
+from genx.agentkit.tool_activity import activity_event, is_tool_chunk, kept_tool_messages
 from genx.agentkit.turns import Answer, Turn
 from genx.chunk import Blob, MessageChunk, Role, Text
 from genx.deadline import Deadline
@@ -47,6 +48,7 @@ log = logging.getLogger("genx.agentkit.loop")
 
 # a cut cancelled at a stop's deadline records its turn at once; this bounds the rest of its unwinding
 _CANCELLED_CUT_S = 0.2
+TOOLS_SETTLE_S = 5.0  # after a cut: how long a side-effecting tool may take to finish and be kept in history
 
 
 class AnswerRunner:
@@ -91,6 +93,8 @@ class AnswerRunner:
         text = ans.full_text()
         if ans.error:
             core.error(ErrorKind.GENERATOR, f"the answer failed: {ans.error}", turn.turn_id)
+        for ev in ans.tool_events:
+            core.emit(ev)
         if ans.generated:
             core.emit(AssistantDelta(turn_id=turn.turn_id, text="".join(ans.generated)))
         log.debug("turn %s: preemptive answer committed (%d characters ready)", turn.turn_id, len(text))
@@ -196,6 +200,9 @@ class AnswerRunner:
                 except Truncated:
                     log.info("turn %s: the answer was truncated (max tokens)", turn.turn_id)
                     break
+                if is_tool_chunk(c):
+                    self._tool_event(turn, ans, c)
+                    continue
                 part = c.part
                 if isinstance(part, Text) and part.text:
                     tl.mark("first_token", core.clock())
@@ -221,12 +228,22 @@ class AnswerRunner:
             if gen is not None:
                 with contextlib.suppress(Exception):
                     await gen.close()
+                ans.tool_messages = await kept_tool_messages(gen, TOOLS_SETTLE_S)
             b = ans.text_in
             if b is not None and not b.ended and not ans.interrupted:
                 b.push(MessageChunk.eos(ans.route_id, Text(""), role=Role.ASSISTANT))
                 b.done()
         if ans.audio is None and not ans.finished and not ans.held:
             self._finish(turn, ans, interrupted=False)
+
+    def _tool_event(self, turn: Turn, ans: Answer, c: MessageChunk) -> None:
+        ev = activity_event(turn.turn_id, c)
+        if ev is None:
+            return
+        ans.tool_events.append(ev)
+        if not ans.held:
+            self._core.emit(ev)
+        self._arm_watchdog(turn, ans)
 
     def _arm_watchdog(self, turn: Turn, ans: Answer) -> None:
         if ans.watchdog is not None:

@@ -202,6 +202,31 @@ class AssistantDone(Event):
 
 
 @dataclass(slots=True, frozen=True)
+class ToolActivity(Event):
+    """A tool call of the answer: ``status`` is ``"running"`` when the model made the call, then its outcome
+    (a :class:`genx.toolrounds.CallStatus` value: ``"ok"``, ``"failed"``, ``"timeout"``, ``"cancelled"`` …) with ``result``."""
+
+    turn_id: str
+    call_id: str
+    name: str
+    arguments: str  # JSON
+    status: str
+    result: str = ""
+    is_error: bool = False
+    elapsed_ms: float = 0.0
+
+
+@dataclass(slots=True, frozen=True)
+class Announcement(Event):
+    """Parley speaks up unasked (a timer, alarm or reminder came due): ``phase`` is ``"queued"`` when it came
+    (shown at once, also while muted), ``"speaking"`` when its chime starts, ``"done"`` when it was played."""
+
+    announcement_id: str
+    text: str
+    phase: str
+
+
+@dataclass(slots=True, frozen=True)
 class BargeIn(Event):
     """The user cut the answer. ``latency_ms``: onset (or key down) → playback stopped."""
 
@@ -267,6 +292,8 @@ LoopEvent: TypeAlias = (
     | AssistantDelta
     | AssistantSpoken
     | AssistantDone
+    | ToolActivity
+    | Announcement
     | BargeIn
     | TurnMetrics
     | LoopError
@@ -426,6 +453,7 @@ class LoopControl(Protocol):
 
 
 __all__ = [
+    "Announcement",
     "AssistantDelta",
     "AssistantDone",
     "AssistantSpoken",
@@ -448,6 +476,7 @@ __all__ = [
     "SpeechStarted",
     "StateChanged",
     "Subscriber",
+    "ToolActivity",
     "TurnMetrics",
     "TurnReopened",
     "UserFinal",

@@ -4,9 +4,13 @@ Each finished turn adds a user message (the final transcript) and an assistant
 message holding only what was heard (``meta["interrupted"] = True`` when cut).
 Building the context for the next turn:
 
+* a turn that ran tools keeps them as messages between the user's words and the
+  answer (the assistant's tool calls, the results), so the model sees what it
+  already did and a reloaded conversation continues with them;
 * an assistant message with nothing heard (cut before its first word) is left out
   and its user message is merged into the next user message, so the model sees
-  the user's words once and no empty assistant turn;
+  the user's words once and no empty assistant turn; when tools ran for it, the
+  user message and the tool messages stay (a timer that was set was set);
 * the oldest turns are dropped to stay within ``max_chars`` (the system prompt and
   the current user text always stay).
 """
@@ -14,7 +18,7 @@ Building the context for the next turn:
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from genx.agentkit.store import TurnRecord
 from genx.chunk import Message, Role
@@ -26,6 +30,7 @@ class HistoryTurn:
     user_text: str
     assistant_text: str
     interrupted: bool = False
+    tool_messages: list[Message] = field(default_factory=list)
 
 
 class History:
@@ -35,18 +40,26 @@ class History:
         self._turns: list[HistoryTurn] = []
         self.max_chars = max_chars
 
-    def add(self, user_text: str, assistant_text: str, *, interrupted: bool = False, resumes: bool = False) -> None:
+    def add(
+        self,
+        user_text: str,
+        assistant_text: str,
+        *,
+        interrupted: bool = False,
+        resumes: bool = False,
+        tool_messages: Iterable[Message] = (),
+    ) -> None:
         """``resumes``: the answer went on after a false interruption; ``assistant_text`` (the whole heard answer)
         replaces the previous turn's."""
         if resumes and self._turns:
             last = self._turns[-1]
             last.assistant_text, last.interrupted = assistant_text, interrupted
             return
-        self._turns.append(HistoryTurn(user_text, assistant_text, interrupted))
+        self._turns.append(HistoryTurn(user_text, assistant_text, interrupted, list(tool_messages)))
 
     def add_records(self, records: Iterable[TurnRecord]) -> None:
         for r in records:
-            self.add(r.user_text, r.assistant_text, interrupted=r.interrupted, resumes=r.resumed)
+            self.add(r.user_text, r.assistant_text, interrupted=r.interrupted, resumes=r.resumed, tool_messages=r.tool_messages)
 
     def clear(self) -> None:
         self._turns.clear()
@@ -63,12 +76,15 @@ class History:
         carry = ""  # user words whose answer was never heard
         for t in self._turns:
             user = _join(carry, t.user_text)
-            if not t.assistant_text.strip():
+            if not t.assistant_text.strip() and not t.tool_messages:
                 carry = user
                 continue
             carry = ""
             if user:
                 out.append(Message.user(user))
+            out.extend(t.tool_messages)
+            if not t.assistant_text.strip():
+                continue
             a = Message.assistant(t.assistant_text)
             if t.interrupted:
                 a.meta["interrupted"] = True

@@ -41,6 +41,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from genx.agentkit.announce import Announcer
 from genx.agentkit.answers import AnswerRunner
 from genx.agentkit.core import DEFAULT_SYSTEM_PROMPT, LoopConfig, LoopCore
 from genx.agentkit.echo import EchoCanceller, EchoGate, VadEchoFallback
@@ -132,6 +133,7 @@ class VoiceLoop:
         runner = RealtimeAnswers if realtime is not None else AnswerRunner
         self.answers = runner(core, speech=speech, player=output, mic=self.mic, heard=heard, recorder=self.recorder)
         self.turns = TurnManager(core, self.answers)
+        self.announcer = Announcer(core, speech=speech, player=player, mic=self.mic, heard=heard)
         self.router = SpeechRouter(
             core,
             self.turns,
@@ -223,6 +225,9 @@ class VoiceLoop:
         readers = await (self.live.start() if self.live is not None else self.router.start())
         self._unsubs.append(self._player.on_played(self.answers.on_played))
         self._unsubs.append(self._player.on_route_end(self.answers.on_route_end))
+        self._unsubs.append(self._player.on_played(self.announcer.on_played))
+        self._unsubs.append(self._player.on_route_end(self.announcer.on_route_end))
+        self._unsubs.append(core.bus.subscribe(self.announcer.on_event))
         for coro, name in readers:
             self._spawn(coro, name)
         if self._capture is not None:
@@ -236,6 +241,7 @@ class VoiceLoop:
         else:
             core.set_state(LoopState.LISTENING, "started")
         self.recorder.schedule_prefill()
+        self.announcer.maybe_start()  # announcements made before the start
 
     async def run(self) -> None:
         """Start (if needed) and wait until :meth:`stop` or a fatal error."""
@@ -261,6 +267,7 @@ class VoiceLoop:
         self.turns.stop_answer(None, "stopped")
         if self.live is not None:
             self.live.stop_answer(None, "stopped")
+        await parts_by.wait(self.announcer.close())
         await self.answers.wait_cuts(parts_by)
         self.router.close_inputs()
         if self.live is not None:
@@ -329,7 +336,13 @@ class VoiceLoop:
         (self.live or self.turns).typed(text)
 
     def stop_speaking(self) -> None:
+        self.announcer.stop_speaking()
         (self.live or self.turns).stop_answer(self.core.clock(), "stop speaking")
+
+    def announce(self, text: str) -> str:
+        """Say ``text`` unasked (a fired timer): shown at once, spoken after a chime when nobody is talking,
+        also while the microphone is muted (:mod:`.announce`). Returns the announcement's id."""
+        return self.announcer.announce(text)
 
     def new_conversation(self) -> None:
         core = self.core

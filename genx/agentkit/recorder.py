@@ -64,7 +64,7 @@ class Recorder:
         if ans.resume_of is not None:  # one assistant message with the answer it resumes
             kept = join_resumed(ans.resume_prefix, kept)
         if turn.conversation_id == core.conversation_id:
-            self.history.add(turn.user_text, kept, interrupted=interrupted, resumes=turn.resumed)
+            self.history.add(turn.user_text, kept, interrupted=interrupted, resumes=turn.resumed, tool_messages=ans.tool_messages)
             self.schedule_prefill()
         metrics = turn.timeline.to_event()
         core.emit(metrics)
@@ -83,6 +83,7 @@ class Recorder:
                 generator=ans.generator,
                 started_at=turn.started_wall,
                 timings={k: v for k, v in _metrics_dict(metrics).items() if v is not None},
+                tool_messages=ans.tool_messages,
             )
             self._q.put_nowait((turn.conversation_id, rec))
         if not turn.resumed:  # (a resumed answer's user words were handed over with the cut one)

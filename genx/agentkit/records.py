@@ -1,6 +1,9 @@
 """One finished turn as stored: :class:`TurnRecord`, its strict JSON form, and turn-id numbering.
 
-A record is one JSON object per line (``"v": 1``). Parsing is strict: a field of
+A record is one JSON object per line (``"v": 1``). A turn that ran tools also
+keeps its tool traffic as messages (``"tool_messages"``, :mod:`.messages`:
+the assistant's tool calls and the results, before the answer); the key is
+written only when there is some, and older lines without it load unchanged. Parsing is strict: a field of
 the wrong type (``"interrupted": "false"``, a string start time) is a
 ``ValueError`` naming the field, never a coercion and never another exception.
 :func:`next_turn_seq` gives the loop the number of its next turn id (``t<n>``)
@@ -13,8 +16,11 @@ import json
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
+
+from genx.agentkit.messages import message_to_json, messages_from_json
+from genx.chunk import Message
 
 _TURN_ID_RE = re.compile(r"^t([0-9]{1,18})$")
 RECORD_VERSION = 1
@@ -42,9 +48,13 @@ class TurnRecord:
     generator: str = ""
     started_at: float = 0.0  # wall clock (epoch seconds)
     timings: dict[str, Any] = field(default_factory=dict)
+    # the tool calls and results before the answer (assistant / tool messages), sent back with the history
+    tool_messages: list[Message] = field(default_factory=list)
 
     def to_json(self) -> str:
-        d = asdict(self)
+        d: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "tool_messages"}
+        if self.tool_messages:
+            d["tool_messages"] = [message_to_json(m) for m in self.tool_messages]
         d["v"] = RECORD_VERSION
         return json.dumps(d, ensure_ascii=False, separators=(",", ":"))
 
@@ -72,6 +82,7 @@ class TurnRecord:
             generator=_str(d, "generator"),
             started_at=_number(d, "started_at"),
             timings=timings,
+            tool_messages=messages_from_json(d.get("tool_messages")),
         )
 
 

@@ -552,6 +552,7 @@ class Rig:
         realtime: Any = None,
         realtime_tools: Sequence[Any] = (),
         player_class: type[VirtualPlayer] | None = None,
+        generator: Any = None,
     ) -> None:
         self.clock = VirtualClock()
         t0 = self.clock.t
@@ -570,7 +571,7 @@ class Rig:
             capture=self.mic.stream,
             vad=self.vad,
             asr=self.asr,
-            generator=self.gen,
+            generator=generator if generator is not None else self.gen,  # e.g. tool rounds over a scripted model
             speech=StreamkitSpeech(self.synth, max_chunk_ms=20),
             player=self.player,
             config=cfg,

@@ -22,7 +22,9 @@ from genx.agentkit.spoken import SegmentRecorder, join_segments
 from genx.stream import Stream, StreamBuilder
 
 if TYPE_CHECKING:
+    from genx.agentkit.events import ToolActivity
     from genx.agentkit.speaker import AnswerAudio
+    from genx.chunk import Message
 
 
 @dataclass(slots=True, eq=False)
@@ -99,6 +101,8 @@ class Answer:
     # false-interruption recovery: this answer speaks again the rest of ``resume_of`` (cut by a noise)
     resume_of: Answer | None = None
     resume_prefix: str = ""  # the heard text of ``resume_of`` before the repeated sentence
+    tool_events: list[ToolActivity] = field(default_factory=list)  # the tool calls shown (a held answer shows them at commit)
+    tool_messages: list[Message] = field(default_factory=list)  # its tool calls and results, for history and the store
 
     def full_text(self) -> str:
         return "".join(self.generated).strip()

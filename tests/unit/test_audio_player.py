@@ -476,3 +476,25 @@ async def test_duck_lowers_the_next_blocks_by_the_given_decibels_and_restoring_b
     assert up[0] < up[1] == level
     assert await block_levels() == [level, level]
     await p.close()
+
+
+async def test_a_stream_queued_while_the_last_one_is_still_being_played_out_is_played_too() -> None:
+    p, _, dev = await started_player()
+    first, second = ramp(BLOCK * 2), ramp(BLOCK * 2, start=5000)
+    a = StreamBuilder()
+    a.push_many(route("r1", first))
+    a.done()
+    p.play(a.stream)
+    await settle()
+    out = dev.pump()  # r1's stream has ended; its last block still waits in the buffer
+    await settle()
+    b = StreamBuilder()
+    b.push_many(route("r2", second))
+    b.done()
+    p.play(b.stream)  # an announcement right at the end of an answer
+    for _ in range(8):
+        await settle()
+        out += dev.pump()
+    await asyncio.wait_for(p.drain(), 2)
+    assert out[: len(first) + len(second)] == first + second
+    await p.close()

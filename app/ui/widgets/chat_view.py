@@ -15,6 +15,7 @@ from PySide6.QtGui import QFontMetrics, QPainter, QPaintEvent, QPalette, QResize
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from app.ui.theme import chat_colors, mix, state_color
+from app.ui.widgets.tool_calls import ToolCallsView
 
 
 def _html(text: str) -> str:
@@ -148,6 +149,10 @@ class AssistantBubble(Bubble):
         self._done = bool(text)
         self._interrupted = False
         self._note = ""
+        self.tools = ToolCallsView(self)  # the answer's tool calls, under its text (hidden while none)
+        lay = self.layout()
+        if isinstance(lay, QVBoxLayout):
+            lay.insertWidget(1, self.tools)
         self.restyle()
 
     @property
