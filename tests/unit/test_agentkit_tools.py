@@ -95,7 +95,7 @@ async def test_a_stored_turn_keeps_its_tool_messages_and_a_reloaded_conversation
 
     rig2, model2 = _tool_rig([Turn("Still quarter past ten.")], store=ConversationStore(tmp_path))
     await rig2.start()
-    rig2.loop.load_conversation(cid)
+    await rig2.loop.load_conversation(cid)
     rig2.loop.send_text("and now?")
     await rig2.run_until(6.0)
     msgs = model2.contexts[0]
