@@ -25,6 +25,7 @@ class Turn:
     end: BaseException | None = None  # None: Done
     hold: asyncio.Event | None = None  # the answer stays open (after its text) until this is set
     usage: Usage = field(default_factory=lambda: Usage(prompt_tokens=10, generated_tokens=5))
+    final_meta: dict[str, Any] = field(default_factory=dict)  # merged into the final usage chunk's meta
 
 
 def call(name: str, arguments: str = "{}", id: str = "") -> FuncCall:
@@ -60,7 +61,8 @@ class ScriptedGenerator:
         def finish() -> None:
             if b.ended:
                 return
-            b.push(MessageChunk(role=Role.ASSISTANT, meta={"usage": turn.usage, "finish_reason": "stop", "family": "scripted"}))
+            meta = {"usage": turn.usage, "finish_reason": "stop", "family": "scripted", **turn.final_meta}
+            b.push(MessageChunk(role=Role.ASSISTANT, meta=meta))
             b.abort(turn.end if turn.end is not None else Done())
 
         if turn.hold is None:

@@ -178,12 +178,22 @@ class _Turn:
     number: int
     acc: MessageAccumulator = field(default_factory=MessageAccumulator)
     calls: list[FuncCall] = field(default_factory=list)
+    # calls the provider adapter dropped (arguments not one JSON object, cut at max_tokens): answered with an error
+    dropped: list[FuncCall] = field(default_factory=list)
+
+
+def malformed_text(call: FuncCall, reason: str) -> str:
+    raw = call.arguments[:200]
+    return (
+        f"the call of {call.name!r} was not run: {reason or 'its arguments were not one JSON object'} "
+        f"(received {raw!r}). Call it again with one JSON object that matches its parameters, or answer without it."
+    )
 
 
 class _Run:
     """The state of one request's rounds."""
 
-    __slots__ = ("b", "batch", "ctx", "ledger", "owner", "pattern", "report", "tools", "turn")
+    __slots__ = ("_reasons", "b", "batch", "ctx", "ledger", "owner", "pattern", "report", "tools", "turn")
 
     def __init__(
         self,
@@ -204,6 +214,7 @@ class _Run:
         self.ledger = ledger
         self.turn: _Turn | None = None
         self.batch: CallBatch | None = None
+        self._reasons: dict[str, str] = {}  # malformed call id → why the adapter dropped it
 
     # -- output ---------------------------------------------------------------
     def push(self, chunk: MessageChunk) -> None:
@@ -253,12 +264,16 @@ class _Run:
             if turn.acc.usage is not None:
                 r.usage = turn.acc.usage if r.usage is None else r.usage.add(turn.acc.usage)
             r.finish_reason = turn.acc.finish_reason or r.finish_reason
-            if not turn.calls:
+            if not turn.calls and not turn.dropped:
                 if msg.parts:
                     r.messages.append(msg)
                 self.finish(end)
                 return
+            # a malformed call is in the history as a call with no arguments, answered by the error that says why
+            msg.tool_calls.extend(FuncCall(c.name, "{}", c.id) for c in turn.dropped)
             r.messages.append(msg)
+            if turn.dropped:
+                self.record([self.malformed(c, turn.number) for c in turn.dropped], emit=True)
             if not isinstance(end, Done):
                 self.record(refuse(turn.calls, ended_early_text(end), turn.number, self.tools), emit=True)
                 self.finish(end)
@@ -269,7 +284,7 @@ class _Run:
                     self.finish(ToolRoundLimitError(r.rounds))
                     return
                 refused = True
-            else:
+            elif turn.calls:
                 r.rounds += 1
                 self.batch = CallBatch(
                     turn.calls,
@@ -286,6 +301,8 @@ class _Run:
                 if direct:
                     self.answer_directly(direct)
                     return
+            else:
+                r.rounds += 1  # only malformed calls: the model gets its errors and another turn
             follow = ModelContextBuilder().messages(r.messages).build()
             stream = await self.owner.generator.generate_stream(self.pattern, MultiModelContext(self.ctx, follow))
 
@@ -305,16 +322,29 @@ class _Run:
             call = c.tool_call
             if call is not None:
                 turn.calls.append(call)
-                for kind, args in (
-                    (ToolEventKind.CALL_START, ""),
-                    (ToolEventKind.ARGS_DELTA, call.arguments),
-                    (ToolEventKind.CALL_END, call.arguments),
-                ):
-                    self.push(event_chunk(ToolEvent(kind, turn.number, call.id, call.name, args)))
+                self.announce_call(turn.number, call)
                 continue
+            for d in (m.get("dropped_tool_calls") or ()) if m else ():
+                bad = FuncCall(str(getattr(d, "name", "") or "unnamed"), str(getattr(d, "arguments", "")), str(getattr(d, "id", "")))
+                bad.id = bad.id or f"call_malformed_{turn.number}_{len(turn.dropped)}"
+                turn.dropped.append(bad)
+                self._reasons[bad.id] = str(getattr(d, "reason", ""))
+                self.announce_call(turn.number, bad)
             if c.part is None and m and "finish_reason" in m:
                 continue  # the turn's usage chunk: folded into the final one
             self.push(c)
+
+    def announce_call(self, round_no: int, call: FuncCall) -> None:
+        for kind, args in (
+            (ToolEventKind.CALL_START, ""),
+            (ToolEventKind.ARGS_DELTA, call.arguments),
+            (ToolEventKind.CALL_END, call.arguments),
+        ):
+            self.push(event_chunk(ToolEvent(kind, round_no, call.id, call.name, args)))
+
+    def malformed(self, call: FuncCall, round_no: int) -> CallRecord:
+        result = error_result(FuncCall(call.name, "{}", call.id), malformed_text(call, self._reasons.pop(call.id, "")))
+        return CallRecord(call, result, CallStatus.INVALID_ARGUMENTS, round_no, 0.0)
 
     def answer_directly(self, direct: list[CallRecord]) -> None:
         text = "\n".join(x.result.content for x in direct)
