@@ -42,7 +42,7 @@ from genx.assistant.context_policy import FULL_CONTEXT, policy_for
 from genx.assistant.direct import DirectTurns, Saying, WithoutTools
 from genx.assistant.fillers import Fillers
 from genx.assistant.guard import GuardedGenerator
-from genx.assistant.honesty import cannot_know, covered_by, unknowable
+from genx.assistant.honesty import OFFER, cannot_know, covered_by, unknowable
 from genx.assistant.intents import Intent, intent_call
 from genx.assistant.prematch import prematch
 from genx.assistant.router import ModelRouter, router_generator
@@ -108,6 +108,7 @@ class AssistantGenerator:
         floor: Floor | None = None,
     ) -> None:
         self.floor = floor if floor is not None else Floor()
+        self.guard_caught: list[str] = []  # what the repetition guard caught, in order (the bench counts it)
         self.generators = generators
         self.tools = list(tools)
         self.use_prematch = use_prematch
@@ -127,7 +128,10 @@ class AssistantGenerator:
         local = isinstance(target, LlamaCppGenerator)
         decision = await self.decide(pattern, last_user_text(ctx), target)
         if decision.said:
-            inner = await ToolRounds(Saying(decision.said), max_tool_rounds=1).run(pattern, WithoutTools(ctx))
+            said = decision.said
+            if any(OFFER in m.text() for m in ctx.messages() if m.role == Role.ASSISTANT):  # offered once is enough
+                said = said.replace(" " + OFFER, "")
+            inner = await ToolRounds(Saying(said), max_tool_rounds=1).run(pattern, WithoutTools(ctx))
         elif decision.intent is not None:
             direct = DirectTurns(intent_call(decision.intent), answer=target if self.answer_round and local else None)
             rounds = ToolRounds(direct, max_tool_rounds=1, tool_timeout_s=self.tool_timeout_s)
@@ -148,7 +152,7 @@ class AssistantGenerator:
         if not floor.context_policy and not floor.guard:
             return self.generators
         policy = policy_for(target) if floor.context_policy else FULL_CONTEXT
-        return GuardedGenerator(self.generators, policy=policy, guard=floor.guard)
+        return GuardedGenerator(self.generators, policy=policy, guard=floor.guard, caught=self.guard_caught)
 
     async def invoke(self, pattern: str, ctx: ModelContext, tool: FuncTool) -> tuple[Usage, FuncCall]:
         return await self.generators.invoke(pattern, ctx, tool)

@@ -14,6 +14,8 @@ any of it leaves, that is before any of it reaches the TTS
 * caught later (a loop starting mid-answer): the answer ends at what was
   released; the looping words held back are never said.
 
+An answer cut by ``max_tokens`` ends at its last full sentence among the words
+still held (none of a half sentence is said when it can be helped).
 A short answer (fewer words than the hold) is released at its end, after the
 "same answer to a different question" check. Text leaves on one StreamID of its
 own whichever attempt made it; the successful attempt's end chunk (usage,
@@ -37,7 +39,7 @@ from genx.model import ModelContext, ModelContextBuilder, ModelParams, MultiMode
 from genx.stream import Stream, StreamBuilder
 from genx.tools import FuncTool
 
-__all__ = ["HOLD_WORDS", "LOST_THREAD", "RETRIES", "GuardedGenerator", "Retry", "release_point"]
+__all__ = ["HOLD_WORDS", "LOST_THREAD", "RETRIES", "GuardedGenerator", "Retry", "release_point", "sentence_end"]
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +62,13 @@ RETRIES: tuple[Retry, ...] = (
 )
 
 _WORD_START = re.compile(r"\S+")
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+
+
+def sentence_end(text: str, start: int) -> str:
+    """``text[start:]`` up to its last sentence end, or all of it when none is there."""
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, start)]
+    return text[start : ends[-1]] if ends else text[start:]
 
 
 def release_point(text: str, hold_words: int) -> int:
@@ -79,13 +88,14 @@ class GuardedGenerator:
         guard: bool = True,
         hold_words: int = HOLD_WORDS,
         retries: tuple[Retry, ...] = RETRIES,
+        caught: list[str] | None = None,
     ) -> None:
         self.inner = inner
         self.policy = policy
         self.guard = guard
         self.hold_words = hold_words
         self.retries = retries
-        self.caught: list[str] = []  # what the guard caught (a log for tests and the bench)
+        self.caught: list[str] = caught if caught is not None else []  # what the guard caught (tests, the bench)
 
     async def invoke(self, pattern: str, ctx: ModelContext, tool: FuncTool) -> tuple[Usage, FuncCall]:
         return await self.inner.invoke(pattern, ctx, tool)
@@ -149,7 +159,7 @@ class GuardedGenerator:
                 for i, attempt in enumerate(attempts):
                     problem, text, meta, truncated, sent = await one(attempt)
                     if not problem:
-                        out(text[sent:])
+                        out(text[sent:] if not truncated else sentence_end(text, sent))
                         end(meta, truncated)
                         return
                     self.caught.append(problem)
