@@ -61,7 +61,6 @@ log = logging.getLogger(__name__)
 FILLER_AFTER_S = 0.7
 
 
-
 @dataclass(frozen=True, slots=True)
 class Floor:
     """The parts of the floor under small models that are on (module docstring)."""

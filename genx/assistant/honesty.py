@@ -60,7 +60,15 @@ _RULES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         ),
     ),
     ("traffic", "the traffic", ("traffic (like|today|now|on)", "flight status", "is my (train|flight|bus) (late|delayed|on time)")),
-    ("email", "your email or messages", ("my (e-?mails?|inbox|messages|texts|voicemail)", "did .+ (email|text|message|call) me")),
+    (
+        "email",
+        "your email or messages",
+        (
+            "my (e-?mails?|inbox|messages|texts|voicemail)",
+            "(any|new) (e-?mails?|messages|texts|voicemails?)",
+            "did .+ (email|text|message|call) me",
+        ),
+    ),
     (
         "calendar",
         "your calendar",

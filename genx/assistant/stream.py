@@ -108,6 +108,7 @@ def start(
             out.spoken.append(rest)
             like = last_text[0] if last_text else MessageChunk(role=Role.ASSISTANT)
             b.push(dataclasses.replace(like, part=Text(rest), meta=None))
+
     loop = asyncio.get_running_loop()
     pending: set[str] = set()
     timer: list[asyncio.TimerHandle] = []
