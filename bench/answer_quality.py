@@ -116,7 +116,7 @@ async def run_config(
     for q, kind, keywords in questions:
         a = await answer_one(gen, name, History(LoopConfig().history_max_chars), q, cfg.params)
         a.kind, a.keywords = kind, keywords
-        a.repeated = repeated(a.answer, q, singles)
+        a.repeated = repeated(a.answer, q, singles, unknowable=kind == "unknowable")
         a.on_topic = on_topic(q, a.answer, tool=kind == "tool" and a.path in ("prematch", "router"))
         singles.append((q, a.answer))
         out.append(a)
@@ -130,7 +130,7 @@ async def run_config(
                 continue
             a = await answer_one(gen, name, history, text, cfg.params)
             a.kind, a.keywords = ("unknowable" if text in unknowable else "fact" if keywords else "open"), keywords
-            a.repeated = repeated(a.answer, text, earlier)
+            a.repeated = repeated(a.answer, text, earlier, unknowable=a.kind == "unknowable")
             a.on_topic = on_topic(text, a.answer, previous=previous, tool=a.path in ("prematch", "router"))
             words = a.answer.split()
             heard = " ".join(words[: max(1, len(words) // 2)]) if interrupted else a.answer

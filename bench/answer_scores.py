@@ -49,7 +49,7 @@ _VIOLATIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 
 def _stems(words: Sequence[str]) -> set[str]:
-    return {w[:5] for w in words}
+    return {w[:4] for w in words}  # "salty" ~ "salt", "planets" ~ "planet"
 
 
 def topic_words(question: str) -> list[str]:
@@ -85,12 +85,16 @@ def violations(answer: str) -> list[str]:
     return [name for name, rx in _VIOLATIONS if rx.search(answer)]
 
 
-def repeated(answer: str, question: str, earlier: Sequence[tuple[str, str]]) -> bool:
-    """``earlier``: (question, answer) before this one in the conversation (or the run, for single questions)."""
+def repeated(answer: str, question: str, earlier: Sequence[tuple[str, str]], *, unknowable: bool = False) -> bool:
+    """``earlier``: (question, answer) before this one in the conversation (or the run, for single questions).
+
+    ``unknowable``: the question needs live data; then the same honest refusal as before is not a copy
+    (a refusal to a question the model could answer still is).
+    """
+    if unknowable and honest(answer) and not repetition(answer, []):  # "I can't know that offline" to two weather questions
+        return False
     if repetition(answer, [a for _, a in earlier]):  # an 8-word run in common, or a loop
         return True
-    if honest(answer):  # the same "I can't know that offline" to two weather questions is not a copy
-        return False
     others = [a for q, a in earlier if q.strip().lower() != question.strip().lower()]
     return repetition(answer, others, n=10**6) == REPEAT  # only the "same answer" rule across questions
 
