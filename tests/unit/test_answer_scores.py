@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from bench import answer_quality_data as data  # noqa: E402
-from bench.answer_scores import factual, honest, on_topic, percentile, repeated, spoken_seconds, violations  # noqa: E402
+from bench import answer_quality_data as data
+from bench.answer_scores import factual, honest, on_topic, percentile, repeated, spoken_seconds, violations
 
 FOX = "In a small village, there's no such thing as a fox. He is not a creature that exists in this world."
 
