@@ -91,8 +91,8 @@ _CURRENCY = {
 _ALONE = {"&": "and", "@": "at", "=": "equals", "+": "plus", "×": "times", "→": "to", "->": "to", "=>": "to", "~": "about"}
 _DROP_ALONE = frozenset({"|", "-", "–", "—", "*", "**", "#", ">", "<", "/", "\\", "```", "`"})
 _NUM = r"\d[\d,]*(?:\.\d+)?"
-_TOKEN = re.compile(rf"^(?P<cur>[$€£])?(?P<num>{_NUM})(?P<unit>[%°][CF]?|[A-Za-z][A-Za-z/²³]*)?(?P<tail>[.,!?;:)]*)$")
-_BARE_NUMBER = re.compile(rf"^~?{_NUM}$")
+_TOKEN = re.compile(rf"^(?P<cur>[$€£])?(?P<num>[-−]?{_NUM})(?P<unit>[%°][CF]?|[A-Za-z][A-Za-z/²³]*)?(?P<tail>[.,!?;:)]*)$")
+_BARE_NUMBER = re.compile(rf"^~?[-−]?{_NUM}$")
 _LIST_MARK = re.compile(r"^(?:[-*+•–]|\d{1,2}[.)])$")
 _HEADING = re.compile(r"^#{1,6}$")
 _URL = re.compile(r"^(?P<lead>[(\[<]*)(?:https?://|www\.)(?P<host>[^/\s?#)\]>]+)[^\s]*?(?P<tail>[.,!?;:]*)$", re.IGNORECASE)
@@ -220,6 +220,8 @@ class SpokenForm:
             return ""
         if tok in _ALONE:
             return self._release_held() + self._emit(_ALONE[tok])
+        if tok in ("-", "–") and self._held:  # "3 - 5": a range
+            return self._release_held() + self._emit("to")
         if tok in _DROP_ALONE:
             return ""
         out = ""
@@ -243,7 +245,9 @@ class SpokenForm:
         if not self._held:
             return ""
         held, self._held = self._held, ""
-        return self._emit(held)
+        out = self._emit(held)
+        self._space = True  # a held number always had whitespace after it
+        return out
 
     def _emit(self, word: str, *, glue: bool = False) -> str:
         if not word:
