@@ -16,6 +16,8 @@ any of it leaves, that is before any of it reaches the TTS
 
 An answer cut by ``max_tokens`` ends at its last full sentence among the words
 still held (none of a half sentence is said when it can be helped).
+The first answer of a conversation (no earlier answer to copy) is held back by
+only four words, enough to see a word looping.
 A short answer (fewer words than the hold) is released at its end, after the
 "same answer to a different question" check. Text leaves on one StreamID of its
 own whichever attempt made it; the successful attempt's end chunk (usage,
@@ -44,6 +46,7 @@ __all__ = ["HOLD_WORDS", "LOST_THREAD", "RETRIES", "GuardedGenerator", "Retry", 
 log = logging.getLogger(__name__)
 
 HOLD_WORDS = 8
+LOOP_HOLD_WORDS = 4  # the first answer of a conversation has nothing to copy: a loop shows within four words
 LOST_THREAD = "Sorry, I lost my thread there. Could you ask me that again in other words?"
 
 
@@ -108,6 +111,7 @@ class GuardedGenerator:
         attempts: list[ModelContext] = [first]
         for r in self.retries:
             attempts.append(MultiModelContext(apply_policy(ctx, r.policy), ModelContextBuilder().params(r.params).build()))
+        hold = self.hold_words if earlier else min(self.hold_words, LOOP_HOLD_WORDS)  # nothing to copy: only loops to see
         b = StreamBuilder()
         sid = new_stream_id()
         current: list[Stream] = []
@@ -143,7 +147,7 @@ class GuardedGenerator:
                         problem = repetition(text, earlier, final=False)
                         if problem:
                             return problem, text, meta, truncated, sent
-                        cut = release_point(text, self.hold_words)
+                        cut = release_point(text, hold)
                         if cut > sent:
                             out(text[sent:cut])
                             sent = cut
