@@ -38,7 +38,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from genx.assistant.context_policy import FULL_CONTEXT, policy_for
+from genx.assistant.context_policy import FULL_CONTEXT, apply_policy, policy_for
 from genx.assistant.direct import DirectTurns, Saying, WithoutTools
 from genx.assistant.fillers import Fillers
 from genx.assistant.guard import GuardedGenerator
@@ -198,8 +198,13 @@ class AssistantGenerator:
             await self.router(target).warm()
 
     async def prefill(self, pattern: str, ctx: ModelContext) -> bool:
+        """Evaluate the conversation so far ahead of the next turn, shaped as the next answer will see it (the policy)."""
         fn = getattr(self.generators, "prefill", None)
-        return bool(await fn(pattern, ctx)) if fn is not None else False
+        if fn is None:
+            return False
+        if self.floor.context_policy:
+            ctx = apply_policy(ctx, policy_for(self.resolve(pattern)))
+        return bool(await fn(pattern, ctx))
 
     async def aclose(self) -> None:
         fn = getattr(self.generators, "aclose", None)

@@ -315,3 +315,29 @@ def test_history_messages_survive_the_policy_as_messages() -> None:
     ctx = ModelContextBuilder().user("q").message(m).user("r").build()
     kept = list(apply_policy(ctx, ContextPolicy(max_turns=1)).messages())
     assert kept[1].meta.get("interrupted") is True
+
+
+async def test_the_prefill_evaluates_the_conversation_as_the_next_answer_will_see_it() -> None:
+    from genx.generators.llamacpp import LlamaCppGenerator
+
+    seen: list[ModelContext] = []
+
+    class Fake(LlamaCppGenerator):
+        def __init__(self) -> None:
+            pass
+
+        def model_bytes(self) -> int | None:
+            return 100_000_000
+
+        async def prefill(self, pattern: str, ctx: ModelContext) -> bool:
+            seen.append(ctx)
+            return True
+
+    gen = AssistantGenerator(Fake(), [], use_router=False)
+    b = ModelContextBuilder().user("What is the capital of France?").assistant("Paris.")
+    ctx = b.user("And of Spain?").assistant("Madrid.").build()
+    assert await gen.prefill("offline/smollm2", ctx)
+    texts = [m.text() for m in seen[0].messages()]
+    n = 2 * len(SMALL_MODEL_EXAMPLES)
+    assert texts[n + 1 :] == ["And of Spain?", "Madrid."]  # examples, the summary line, then the last exchange
+    assert "Paris." not in texts
