@@ -87,6 +87,11 @@ class Answered:
     violations: list[str] = field(default_factory=list)
 
 
+def factual_hit(a: Answered) -> bool:
+    """A right answer is on topic even when it shares no word with the question ("The answer is 8.")."""
+    return bool(a.keywords) and factual(a.answer, a.keywords)
+
+
 async def answer_one(gen: AssistantGenerator, name: str, history: History, text: str, params: ModelParams | None) -> Answered:
     """One turn as the voice loop runs it: the spoken-only history's context → the assistant's stream."""
     ctx = history.context(text, system_prompt="", params=params)  # the generator carries the system prompt, as in the loop
@@ -117,7 +122,7 @@ async def run_config(
         a = await answer_one(gen, name, History(LoopConfig().history_max_chars), q, cfg.params)
         a.kind, a.keywords = kind, keywords
         a.repeated = repeated(a.answer, q, singles, unknowable=kind == "unknowable")
-        a.on_topic = on_topic(q, a.answer, tool=kind == "tool" and a.path in ("prematch", "router"))
+        a.on_topic = on_topic(q, a.answer, tool=kind == "tool" and a.path in ("prematch", "router")) or factual_hit(a)
         singles.append((q, a.answer))
         out.append(a)
     unknowable = {q for q, kind, _ in data.QUESTIONS if kind == "unknowable"}
@@ -131,7 +136,7 @@ async def run_config(
             a = await answer_one(gen, name, history, text, cfg.params)
             a.kind, a.keywords = ("unknowable" if text in unknowable else "fact" if keywords else "open"), keywords
             a.repeated = repeated(a.answer, text, earlier, unknowable=a.kind == "unknowable")
-            a.on_topic = on_topic(text, a.answer, previous=previous, tool=a.path in ("prematch", "router"))
+            a.on_topic = on_topic(text, a.answer, previous=previous, tool=a.path in ("prematch", "router")) or factual_hit(a)
             words = a.answer.split()
             heard = " ".join(words[: max(1, len(words) // 2)]) if interrupted else a.answer
             history.add(text, heard, interrupted=interrupted)
