@@ -121,8 +121,9 @@ async def run_config(
     for q, kind, keywords in questions:
         a = await answer_one(gen, name, History(LoopConfig().history_max_chars), q, cfg.params)
         a.kind, a.keywords = kind, keywords
-        a.repeated = repeated(a.answer, q, singles, unknowable=kind == "unknowable")
-        a.on_topic = on_topic(q, a.answer, tool=kind == "tool" and a.path in ("prematch", "router")) or factual_hit(a)
+        a.repeated = repeated(a.answer, q, singles, unknowable=kind == "unknowable", same_conversation=False)
+        tool = kind == "tool" and a.path in ("prematch", "router")
+        a.on_topic = on_topic(q, a.answer, tool=tool, unknowable=kind == "unknowable") or factual_hit(a)
         singles.append((q, a.answer))
         out.append(a)
     unknowable = {q for q, kind, _ in data.QUESTIONS if kind == "unknowable"}
@@ -136,7 +137,8 @@ async def run_config(
             a = await answer_one(gen, name, history, text, cfg.params)
             a.kind, a.keywords = ("unknowable" if text in unknowable else "fact" if keywords else "open"), keywords
             a.repeated = repeated(a.answer, text, earlier, unknowable=a.kind == "unknowable")
-            a.on_topic = on_topic(text, a.answer, previous=previous, tool=a.path in ("prematch", "router")) or factual_hit(a)
+            tool = a.path in ("prematch", "router")
+            a.on_topic = on_topic(text, a.answer, previous=previous, tool=tool, unknowable=a.kind == "unknowable") or factual_hit(a)
             words = a.answer.split()
             heard = " ".join(words[: max(1, len(words) // 2)]) if interrupted else a.answer
             history.add(text, heard, interrupted=interrupted)

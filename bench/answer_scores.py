@@ -57,9 +57,11 @@ def topic_words(question: str) -> list[str]:
     return [w for w in content_words(question) if w not in _FOLLOW_UP]
 
 
-def on_topic(question: str, answer: str, *, previous: str = "", tool: bool = False) -> bool:
-    """Whether ``answer`` is about ``question`` (``previous``: the user turn a follow-up continues)."""
-    if tool:
+def on_topic(question: str, answer: str, *, previous: str = "", tool: bool = False, unknowable: bool = False) -> bool:
+    """Whether ``answer`` is about ``question`` (``previous``: the user turn a follow-up continues).
+
+    ``unknowable``: an honest "I can't know that offline" is the on-topic answer to it."""
+    if tool or (unknowable and honest(answer)):
         return True
     words = topic_words(question)
     if len(words) < 2 and previous:
@@ -85,15 +87,18 @@ def violations(answer: str) -> list[str]:
     return [name for name, rx in _VIOLATIONS if rx.search(answer)]
 
 
-def repeated(answer: str, question: str, earlier: Sequence[tuple[str, str]], *, unknowable: bool = False) -> bool:
-    """``earlier``: (question, answer) before this one in the conversation (or the run, for single questions).
+def repeated(
+    answer: str, question: str, earlier: Sequence[tuple[str, str]], *, unknowable: bool = False, same_conversation: bool = True
+) -> bool:
+    """``earlier``: (question, answer) before this one in the conversation, or (``same_conversation=False``)
+    the answers to the other single questions of the run, where only the same answer counts.
 
     ``unknowable``: the question needs live data; then the same honest refusal as before is not a copy
     (a refusal to a question the model could answer still is).
     """
     if unknowable and honest(answer) and not repetition(answer, []):  # "I can't know that offline" to two weather questions
         return False
-    if repetition(answer, [a for _, a in earlier]):  # an 8-word run in common, or a loop
+    if repetition(answer, [a for _, a in earlier] if same_conversation else []):  # an 8-word run in common, or a loop
         return True
     others = [a for q, a in earlier if q.strip().lower() != question.strip().lower()]
     return repetition(answer, others, n=10**6) == REPEAT  # only the "same answer" rule across questions

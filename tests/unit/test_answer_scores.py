@@ -52,6 +52,19 @@ def test_a_tool_answer_is_on_topic() -> None:
     assert on_topic("Convert 20 kilometers to miles.", "That is 12.43.", tool=True)
 
 
+def test_an_honest_refusal_is_the_on_topic_answer_to_an_unknowable_question_only() -> None:
+    said = "I can't know live scores or results offline."
+    assert on_topic("Who won the football game last night?", said, unknowable=True)
+    assert not on_topic("Who painted the Mona Lisa?", "I can't know that offline.")
+
+
+def test_single_questions_share_only_the_same_answer_not_eight_words() -> None:
+    offer = "I can tell you the time, work out sums, convert units or set a timer."
+    earlier = [("What's the weather like today?", "I can't know the weather offline. " + offer)]
+    assert not repeated("I can't know the news offline. " + offer, "Any news?", earlier, same_conversation=False)
+    assert repeated("Paris.", "Capital of Texas?", [("Capital of France?", "Paris.")], same_conversation=False)
+
+
 def test_facts_need_every_keyword_group_and_accept_alternatives() -> None:
     assert factual("A leap year has 366 days.", ("366|three hundred and sixty-six",))
     assert factual("It has three hundred and sixty-six days.", ("366|three hundred and sixty-six",))
