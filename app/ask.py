@@ -8,7 +8,14 @@ typed turn of the window (``typed: true``). Without ``--conversation`` each
 call starts a new conversation; the answer's conversation id is in the
 ``--json`` object, the last line printed::
 
-    {"answer": str, "conversation_id": str, "tool_calls": [{"name", "arguments", "result"}]}
+    {"answer": str, "conversation_id": str, "tool_calls": [{"name", "arguments", "result"}], "recalled": [str]}
+
+Long-term memory is the voice loop's (:mod:`app.memory_setup`, ``[memory]``):
+the facts recalled for TEXT go into the answer's context (``recalled``: their
+sentences), "remember that …" / "forget that …" are carried out, and the turn
+is handed to memory after it is stored, so a fact told in one call is recalled
+in a later call of a new conversation. A memory that cannot be opened (locked,
+corrupt beyond repair) is a warning on stderr; the question is still answered.
 
 Errors go to stderr with a non-zero exit code: 1 the answer failed, 2 bad
 arguments or an unknown conversation, 3 a configuration or model problem.
@@ -27,12 +34,16 @@ import time
 from typing import Any, TextIO
 
 from app.assistant import build_assistant
+from app.memory_setup import build_memory, memory_path
 from genx.agentkit.history import History
 from genx.agentkit.store import ConversationStore, ConversationStoreError, TurnRecord, new_conversation_id
 from genx.errors import Done, GenxError, State
 from genx.ids import new_stream_id
+from genx.memory import MemoryAnswer, MemoryStoreError, TurnInfo
 
 __all__ = ["ask", "build_parser", "main"]
+
+log = logging.getLogger("parley.ask")
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CONFIG = 0, 1, 2, 3
 
@@ -80,8 +91,15 @@ async def ask(
         raise AskError(f"cannot build the generator {name!r}: {e}", EXIT_CONFIG) from e
     history = History()
     history.add_records(records)
-    ctx = history.context(text, system_prompt=settings.loop.system_prompt)
     started = time.time()
+    turn_id = new_stream_id()
+    memory = build_memory(settings, gens, path=memory_path(store), generator=name)
+    try:
+        found = await memory.start_answer(text, turn_id=turn_id, conversation_id=conversation_id, at=started)
+    except MemoryStoreError as e:
+        log.warning("memory is not available, answering without it: %s", e)
+        found = MemoryAnswer()
+    ctx = found.in_context(history.context(text, system_prompt=settings.loop.system_prompt))
     t0 = time.perf_counter()
     try:
         stream = await assistant.generator.generate_stream(name, ctx)
@@ -95,6 +113,9 @@ async def ask(
             if not isinstance(end, Done) and not stream.answer:
                 raise
         report = await stream.wait_report()
+    except BaseException:
+        await memory.aclose()
+        raise
     finally:
         await assistant.generator.aclose()
     answer = stream.answer.strip()
@@ -103,7 +124,7 @@ async def ask(
         for r in report.calls
     ]
     record = TurnRecord(
-        turn_id=new_stream_id(),
+        turn_id=turn_id,
         user_text=text,
         assistant_text=answer,
         generated_text=answer,
@@ -112,8 +133,13 @@ async def ask(
         started_at=started,
         timings={"answer_ms": round((time.perf_counter() - t0) * 1000, 1), "path": stream.decision.path},
     )
-    await asyncio.to_thread(store.append, conversation_id, record)
-    return {"answer": answer, "conversation_id": conversation_id, "tool_calls": calls}
+    try:
+        await asyncio.to_thread(store.append, conversation_id, record)
+        memory.after_turn(TurnInfo(text, turn_id, conversation_id, started, answer))
+    finally:
+        await memory.aclose()  # writes what the turn told before the process ends
+    recalled = [f.text for f in found.recalled.facts]
+    return {"answer": answer, "conversation_id": conversation_id, "tool_calls": calls, "recalled": recalled}
 
 
 def _arguments(raw: str) -> Any:

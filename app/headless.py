@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from app.assistant import Assistant, build_assistant
+from app.memory_setup import build_memory, memory_path
 from app.terminal import AudioNotices, KeyCommands, TerminalView, device_greeting
 from app.turn_setup import build_turn_detector, warm_turn_detector
 from genx.agentkit.echo import MILD_VAD, DelayEstimator, EchoCanceller, EchoGate, FarEndTimeline, VadEchoFallback, try_echo_canceller
@@ -39,14 +40,21 @@ from genx.agentkit.events import (
 from genx.agentkit.loop import LoopConfig, VoiceLoop
 from genx.agentkit.store import ConversationStore
 from genx.agentkit.tts import StreamkitSpeech
+from genx.deadline import Deadline
 from genx.generators import Generator
 from genx.generators.mux import GeneratorMux
+from genx.memory import Memory
 from genx.transformers import Transformer
 from genx.transformers.mux import TransformerMux
 
 log = logging.getLogger("parley.headless")
 
 EXIT_OK, EXIT_ERROR, EXIT_NO_DEVICE, EXIT_CONFIG = 0, 1, 2, 3
+
+# closing a session: the whole budget, what the loop leaves for the devices, and what each device gets at least
+CLOSE_TIMEOUT_S = 8.0
+DEVICE_RESERVE_S = 1.5
+DEVICE_FLOOR_S = 0.5
 
 
 @dataclass
@@ -63,6 +71,11 @@ class Stack:
     turn_detector: Any = None  # genx.turn detector, or None: the silence rule
     notes: list[str] = field(default_factory=list)  # warnings to show once the loop runs
     assistant: Assistant | None = None  # its scheduler announces timers: start it with the loop
+    wake_detector: Any = None  # genx.local.wakeword.WakeWordDetector with [loop] wake_word, else None
+    # [loop] pipeline = "realtime": the speech-to-speech model (asr, generator and speech are then unused) and its tools
+    realtime: Any = None
+    realtime_tools: list[Any] = field(default_factory=list)
+    generators: GeneratorMux | None = None  # the configured generators (memory extraction calls the answer model by name)
 
     async def warm(self) -> None:
         """Load every model (in worker threads) so the first turn does not pay for it."""
@@ -108,9 +121,14 @@ def build_stack(settings: Any, *, generator: str | None = None) -> Stack:
         raise TypeError(f"[loop] voice = {loop_s.voice!r} is not a streamkit TTS voice (no synthesizer)")
     speech = StreamkitSpeech(synth, language=getattr(tts, "language", "auto"), max_chunk_ms=20)
     assistant = build_assistant(settings, gens)
+    if loop_s.pipeline == "realtime":
+        rt = _realtime_stack(loop_s, trs, assistant, name, vad, ptt_vad, asr, speech)
+        rt.generators = gens  # memory extraction still calls the answer model by name
+        return rt
     warmers: list[Callable[[], Any]] = [w for w in (getattr(x, "warm", None) for x in (gen_impl, asr, synth, vad)) if w is not None]
     warmers.append(lambda: assistant.generator.warm(name))  # the offline router's own context (no-op for cloud generators)
     detector, warned = build_turn_detector(loop_s, gen_impl)  # the raw in-process model: the text check shares its cache
+    wake, wake_warned = build_wake_detector(loop_s)
     return Stack(
         assistant.generator,
         name,
@@ -120,8 +138,40 @@ def build_stack(settings: Any, *, generator: str | None = None) -> Stack:
         speech,
         warmers,
         turn_detector=detector,
-        notes=[warned] if warned else [],
+        notes=[n for n in (warned, wake_warned) if n],
         assistant=assistant,
+        wake_detector=wake,
+        generators=gens,
+    )
+
+
+def build_wake_detector(loop_s: Any) -> tuple[Any, str]:
+    """The wake word detector of ``[loop] wake_word`` (or None), and a warning when it cannot load: then
+    hands-free listens to all speech, as without a wake word."""
+    if not loop_s.wake_word:
+        return None, ""
+    from genx.errors import GenxError
+    from genx.local.wakeword import WakeWordDetector
+
+    try:
+        return WakeWordDetector([loop_s.wake_word_model], threshold=loop_s.wake_word_threshold), ""
+    except (GenxError, OSError) as e:
+        return None, f"wake word off, Parley listens to all speech: {e}"
+
+
+def _realtime_stack(
+    loop_s: Any, trs: TransformerMux, assistant: Assistant, name: str, vad: Any, ptt_vad: Any, asr: Any, speech: StreamkitSpeech
+) -> Stack:
+    """The stack of ``[loop] pipeline = "realtime"``: the session answers, the local VAD only cuts (nothing else is loaded)."""
+    from genx.tools import FuncTool
+
+    realtime = trs.resolve(loop_s.realtime)
+    if not callable(getattr(realtime, "with_tools", None)):
+        raise TypeError(f"[loop] realtime = {loop_s.realtime!r} is not a realtime model (kind 'openai-realtime' or 'gemini-live')")
+    tools = [t for t in assistant.generator.tools if isinstance(t, FuncTool)]
+    warmers = [w for w in (getattr(vad, "warm", None),) if w is not None]
+    return Stack(
+        assistant.generator, name, vad, ptt_vad, asr, speech, warmers, assistant=assistant, realtime=realtime, realtime_tools=tools
     )
 
 
@@ -130,7 +180,7 @@ def loop_config(settings: Any, *, mode: str | None = None, generator: str | None
     return LoopConfig(
         mode=Mode.parse(mode or s.mode),
         barge_in=bool(s.barge_in),
-        generator=generator or s.generator,
+        generator=s.realtime if s.pipeline == "realtime" else (generator or s.generator),
         system_prompt="",  # the generators carry it (build_stack): one prompt, never two stacked
         echo_fallback=True,
         preemptive_generation=bool(s.preemptive_generation),
@@ -138,6 +188,8 @@ def loop_config(settings: Any, *, mode: str | None = None, generator: str | None
         max_end_of_turn_ms=int(s.max_end_of_turn_ms),
         backchannel_ducking=bool(s.backchannel_ducking),
         interrupt_after_ms=int(s.interrupt_after_ms),
+        follow_up_s=float(s.follow_up_s),
+        resume_false_stop_s=float(s.resume_false_stop_s),
     )
 
 
@@ -190,6 +242,7 @@ class Session:
         generator: str | None = None,
         store: ConversationStore | None = None,
         backend: Any = None,
+        memory: Memory | None = None,
     ) -> None:
         self.settings = settings
         self.input_device = _device_arg(input_device if input_device is not None else settings.audio.input_device)
@@ -204,6 +257,7 @@ class Session:
         self.echo: EchoCanceller | None = None
         self.gate: EchoGate | None = None
         self.loop: VoiceLoop | None = None
+        self.memory = memory  # None: built from [memory] on start, beside the conversation store (app.memory_setup)
 
     def build(self) -> Stack:
         self.stack = build_stack(self.settings, generator=self.generator)
@@ -220,6 +274,8 @@ class Session:
         await stack.warm()
         cfg = loop_config(self.settings, mode=self.mode, generator=self.generator)
         self.echo, self.gate, fallback = make_echo(self.settings, stack.vad)
+        if self.memory is None:
+            self.memory = build_memory(self.settings, stack.generators, path=memory_path(self.store), generator=self.generator)
         self.loop = VoiceLoop(
             capture=self.capture.stream,
             vad=stack.vad,
@@ -234,6 +290,10 @@ class Session:
             echo_gate=self.gate,
             echo_fallback=fallback,
             turn_detector=stack.turn_detector,
+            wake_detector=stack.wake_detector,
+            realtime=stack.realtime,
+            realtime_tools=stack.realtime_tools,
+            memory=self.memory,
         )
         if on_event is not None:
             self.loop.bus.subscribe(on_event)
@@ -244,17 +304,38 @@ class Session:
             stack.assistant.start()
         return self.loop
 
-    async def close(self) -> None:
-        if self.stack is not None and self.stack.assistant is not None:
-            await self.stack.assistant.stop()
-        if self.loop is not None:
-            await self.loop.stop()
-        if self.capture is not None:
-            await self.capture.stop()
-        if self.player is not None:
-            await self.player.close()
-        if self.stack is not None:
-            await self.stack.aclose()
+    async def close(self, deadline: Deadline | float | None = None) -> None:
+        """Stop the loop (the answer cut where it was heard, the history written last), then close the devices
+        and the models, all within one ``deadline`` (default ``CLOSE_TIMEOUT_S``); the devices are closed
+        whatever happened before (an error, a cancelled caller, a loop that took all its time)."""
+        dl = Deadline.of(deadline, CLOSE_TIMEOUT_S)
+        try:
+            if self.stack is not None and self.stack.assistant is not None:
+                await dl.wait(self.stack.assistant.stop())
+            if self.loop is not None:  # the loop ends by its deadline; waiting up to ours guards one that does not
+                ok, _ = await dl.wait(self.loop.stop(dl.keeping(DEVICE_RESERVE_S)))
+                if not ok:
+                    log.warning("the voice loop did not stop in time; closing the devices anyway")
+            if self.memory is not None:  # the last turn's facts are written first (a few seconds at most)
+                await dl.wait(self.memory.aclose(), floor_s=DEVICE_FLOOR_S)
+        finally:
+            closers = [
+                ("the microphone", self.capture.stop if self.capture is not None else None),
+                ("the speaker", self.player.close if self.player is not None else None),
+                ("the models", self.stack.aclose if self.stack is not None else None),
+            ]
+            for what, close in closers:
+                if close is None:
+                    continue
+                try:
+                    ok, _ = await dl.wait(close(), floor_s=DEVICE_FLOOR_S)
+                except Exception as e:
+                    log.warning("closing %s failed: %s", what, e)
+                    continue
+                if not ok:
+                    log.warning("closing %s did not finish in time; left it to finish in the background", what)
+            if self.stack is not None and self.stack.wake_detector is not None:
+                self.stack.wake_detector.close()
 
 
 async def run_headless(args: argparse.Namespace, *, out: TextIO = sys.stdout, err: TextIO | None = None, backend: Any = None) -> int:

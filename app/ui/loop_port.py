@@ -13,8 +13,12 @@ import logging
 from typing import Any, Protocol, runtime_checkable
 
 from genx.agentkit.events import EventBus, LoopControl, LoopState, Mode
+from genx.deadline import Deadline
 
 log = logging.getLogger(__name__)
+
+# the wait for a closer that was given the deadline ends this long after it
+CLOSE_MARGIN_S = 1.0
 
 __all__ = ["ClosableLoop", "EventBus", "LoopControl", "LoopState", "Mode", "call_command", "close_loop"]
 
@@ -23,7 +27,7 @@ __all__ = ["ClosableLoop", "EventBus", "LoopControl", "LoopState", "Mode", "call
 class ClosableLoop(LoopControl, Protocol):
     """A running loop the window owns: ``aclose`` stops capture/playback, flushes history and joins workers."""
 
-    async def aclose(self) -> None: ...
+    async def aclose(self, deadline: Deadline | float | None = None) -> None: ...
 
 
 _background: set[asyncio.Task[Any]] = set()
@@ -53,18 +57,31 @@ def _finished(task: asyncio.Task[Any]) -> None:
         log.error("voice loop command failed", exc_info=task.exception())
 
 
-async def close_loop(loop: object, grace_s: float = 5.0) -> None:
-    """Close a loop (``aclose``/``close``/``stop``, whichever exists), bounded by ``grace_s`` so quitting never hangs."""
+async def close_loop(loop: object, grace: Deadline | float = 5.0) -> None:
+    """Close a loop (``aclose``/``close``/``stop``, whichever exists) within one deadline, so quitting never hangs.
+
+    A closer that takes a ``deadline`` gets it and divides it among its steps (the answer's cut, the history,
+    the devices); the wait here is only the safety net after it (``CLOSE_MARGIN_S`` later)."""
+    deadline = Deadline.of(grace, 5.0)
     for name in ("aclose", "close", "stop"):
         fn = getattr(loop, name, None)
         if fn is None:
             continue
         try:
-            result = fn()
+            result = fn(deadline=deadline) if _takes_deadline(fn) else fn()
             if inspect.isawaitable(result):
-                await asyncio.wait_for(result, grace_s)
-        except TimeoutError:
-            log.error("the voice loop did not close within %.1f s; quitting anyway", grace_s)
+                ok, _ = await Deadline(deadline.at + CLOSE_MARGIN_S, deadline.clock).wait(result)
+                if not ok:
+                    log.error(
+                        "the voice loop did not close within %.1f s; quitting anyway", CLOSE_MARGIN_S + deadline.at - deadline.clock()
+                    )
         except Exception:
             log.exception("closing the voice loop failed")
         return
+
+
+def _takes_deadline(fn: Any) -> bool:
+    try:
+        return "deadline" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False

@@ -6,6 +6,8 @@ state; :mod:`app.ui.presenter` connects both to the voice loop.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
@@ -100,6 +102,7 @@ class MainWindow(QMainWindow):
     new_conversation_requested = Signal()
     conversation_opened = Signal(str)
     settings_requested = Signal()
+    memory_requested = Signal()
     about_requested = Signal()
     open_logs_requested = Signal()
     quit_requested = Signal()
@@ -113,6 +116,7 @@ class MainWindow(QMainWindow):
         self._talk_held = False
         # False while the app owns shutdown: closing the window then asks to quit (quit_requested) instead.
         self.allow_close = True
+        self.hide_on_close: Callable[[], bool] = lambda: False  # close-to-tray: closing hides the window
         self._build()
         self._build_menus()
         self.ptt_filter = PushToTalkFilter(self)
@@ -288,6 +292,9 @@ class MainWindow(QMainWindow):
         self.metrics_action = self._action("&Metrics panel", "Ctrl+I", None, checkable=True)
         self.metrics_action.toggled.connect(self.metrics_panel.setVisible)
         view.addActions([self.sidebar_action, self.metrics_action])
+        view.addSeparator()
+        self.memory_action = self._action("What Parley &remembers…", None, self.memory_requested.emit)
+        view.addAction(self.memory_action)
 
         help_ = mb.addMenu("&Help")
         self.logs_action = self._action("Open &log folder", None, self.open_logs_requested.emit)
@@ -451,6 +458,11 @@ class MainWindow(QMainWindow):
         s.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.allow_close and self.hide_on_close():
+            event.ignore()
+            self.ptt_filter.release()
+            self.hide()
+            return
         if not self.allow_close:
             event.ignore()
             self.quit_requested.emit()

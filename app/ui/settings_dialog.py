@@ -239,6 +239,7 @@ class SettingsDialog(QDialog):
         self.turn_threshold_spin.setAccessibleName("How sure Parley must be that you finished")
         self.duck_check = QCheckBox("\"Mm-hm\", \"okay\" or a cough only &lower Parley's voice for a moment")
         self.barge_check = QCheckBox("Speaking while Parley talks &interrupts it (barge-in)")
+        self.wake_check = QCheckBox(f"Hands-free: listen only after “{self._wake_phrase()}” (wake wor&d)")
         self.aec_check = QCheckBox("&Echo cancellation (remove Parley's own voice from the microphone)")
         form.addRow("Turn taking:", mode_box)
         form.addRow("&Voice detection:", vad_row)
@@ -252,6 +253,8 @@ class SettingsDialog(QDialog):
         form.addRow("", self._hint("With a fixed silence: how long you pause before Parley answers (hands-free)."))
         form.addRow("", self.barge_check)
         form.addRow("", self.duck_check)
+        form.addRow("", self.wake_check)
+        form.addRow("", self._hint(f"Then no wake word is needed for {self.base.loop.follow_up_s:g} s after each answer."))
         form.addRow("", self.aec_check)
         self._field_widgets.update(
             end_of_turn_silence_ms=self.silence_spin,
@@ -276,6 +279,8 @@ class SettingsDialog(QDialog):
         self.model_edit.setPlaceholderText("e.g. gpt-4o-mini")
         self.voice_combo = QComboBox()
         self.voice_combo.setAccessibleName("Voice")
+        self.realtime_combo = QComboBox()
+        self.realtime_combo.setAccessibleName("Speech-to-speech model")
         self.prompt_edit = QPlainTextEdit()
         self.prompt_edit.setAccessibleName("System prompt")
         self.prompt_edit.setTabChangesFocus(True)
@@ -288,8 +293,13 @@ class SettingsDialog(QDialog):
         self.model_label.setBuddy(self.model_edit)
         form.addRow(self.model_label, self.model_edit)
         form.addRow("&Voice:", self.voice_combo)
+        form.addRow("&Speech to speech:", self.realtime_combo)
+        form.addRow("", self._hint("A speech-to-speech model ([[realtime]] in the settings file) hears and answers by itself."))
         form.addRow("System &prompt:", self.prompt_edit)
         form.addRow("", self._hint("The offline model runs on this computer; provider models need a key on the Providers page."))
+        self.remote_notice = self._hint(REMOTE_NOTICE)
+        self.remote_notice.setObjectName("RemoteModelNotice")
+        form.addRow("", self.remote_notice)
         self._field_widgets.update(generator=self.generator_combo, model=self.model_edit, provider=self.provider_combo)
         return page
 
@@ -356,12 +366,45 @@ class SettingsDialog(QDialog):
         self.hotkey_edit.setMaximumSequenceLength(1)
         self.hotkey_edit.setAccessibleName("Push-to-talk key")
         self.tray_check = QCheckBox("Show an icon in the system &tray")
+        self.global_check = QCheckBox("The key works in &every window, not only Parley's")
+        self.global_status = self._hint("")
+        self.global_check.toggled.connect(self._global_status)
+        self.hotkey_edit.keySequenceChanged.connect(self._global_status)
         form.addRow("&Theme:", self.theme_combo)
         form.addRow("Push-to-talk &key:", self.hotkey_edit)
         form.addRow("", self._hint("Hold this key while the window is active to talk. It types normally in text fields."))
+        form.addRow("", self.global_check)
+        form.addRow("", self.global_status)
         form.addRow("", self.tray_check)
+        self.close_to_tray_check = QCheckBox("Keep r&unning in the tray when the window is closed")
+        self.tray_check.toggled.connect(self.close_to_tray_check.setEnabled)
+        form.addRow("", self.close_to_tray_check)
         self._field_widgets.update(hotkey=self.hotkey_edit)
         return page
+
+    def _global_status(self, *_: object) -> None:
+        """What the global talk key will do here: works (X11), or why it stays window-only."""
+        from app.ui.global_hotkey import global_key_problem, global_support
+
+        key = self.hotkey_edit.keySequence().toString(QKeySequence.SequenceFormat.PortableText) or "Space"
+        if not self.global_check.isChecked():
+            self.global_status.setText("Off: the key works while Parley's window is active.")
+            return
+        support = global_support()
+        if support.backend == "portal":
+            self.global_status.setText(
+                "Wayland: Parley asks the desktop's global shortcuts portal for the key (the desktop may ask you to "
+                "confirm it); where there is none, it works while Parley's window is active."
+            )
+            return
+        why_not = support.why_not or global_key_problem(key)
+        self.global_status.setText(f"Window only: {why_not}." if why_not else f"Active: {key} works in every window (X11).")
+
+    def _wake_phrase(self) -> str:
+        from genx.local.wakeword import BUILTIN
+
+        model = self.base.loop.wake_word_model
+        return BUILTIN.get(model, model)
 
     # -- load / read -------------------------------------------------------------------------------------------
     def load(self, f: FormValues) -> None:
@@ -375,6 +418,7 @@ class SettingsDialog(QDialog):
         self.max_wait_spin.setValue(f.max_end_of_turn_ms)
         self.turn_threshold_spin.setValue(f.turn_text_complete)
         self.duck_check.setChecked(f.backchannel_ducking)
+        self.wake_check.setChecked(f.wake_word)
         self.barge_check.setChecked(f.barge_in)
         self.aec_check.setChecked(f.echo_cancellation)
         self._providers = [ProviderForm(p.name, p.kind, p.base_url) for p in f.providers]
@@ -393,10 +437,20 @@ class SettingsDialog(QDialog):
         for v in self.base.voices:
             self.voice_combo.addItem(v.name, v.name)
         self.voice_combo.setCurrentIndex(max(0, self.voice_combo.findData(f.voice)))
+        self.realtime_combo.clear()
+        self.realtime_combo.addItem("Off (speech recognition, model, voice)", "")
+        for r in self.base.realtime:
+            self.realtime_combo.addItem(r.name, r.name)
+        self.realtime_combo.setCurrentIndex(max(0, self.realtime_combo.findData(f.realtime)))
+        self.realtime_combo.setEnabled(bool(self.base.realtime))
         self.prompt_edit.setPlainText(f.system_prompt)
         self.theme_combo.setCurrentIndex(max(0, self.theme_combo.findData(f.theme)))
         self.hotkey_edit.setKeySequence(QKeySequence(f.hotkey))
         self.tray_check.setChecked(f.tray)
+        self.global_check.setChecked(f.global_hotkey)
+        self.close_to_tray_check.setChecked(f.close_to_tray)
+        self.close_to_tray_check.setEnabled(f.tray)
+        self._global_status()
 
     def _fill_devices(self, direction: str, combo: QComboBox, current: str | None) -> None:
         combo.clear()
@@ -466,16 +520,20 @@ class SettingsDialog(QDialog):
             max_end_of_turn_ms=self.max_wait_spin.value(),
             turn_text_complete=round(self.turn_threshold_spin.value(), 3),
             backchannel_ducking=self.duck_check.isChecked(),
+            wake_word=self.wake_check.isChecked(),
             barge_in=self.barge_check.isChecked(),
             echo_cancellation=self.aec_check.isChecked(),
             generator="" if is_provider else str(gen or ""),
             model=self.model_edit.text(),
             provider=(self.provider_combo.currentText() or "<none>") if is_provider else "",
             voice=str(self.voice_combo.currentData() or ""),
+            realtime=str(self.realtime_combo.currentData() or ""),
             system_prompt=self.prompt_edit.toPlainText().strip(),
             theme=str(self.theme_combo.currentData()),
             hotkey=seq.toString(QKeySequence.SequenceFormat.PortableText) or "Space",
             tray=self.tray_check.isChecked(),
+            global_hotkey=self.global_check.isChecked(),
+            close_to_tray=self.close_to_tray_check.isChecked(),
             providers=[ProviderForm(p.name, p.kind, p.base_url, p.api_key, p.forget_key) for p in self._providers],
         )
 
@@ -490,6 +548,8 @@ class SettingsDialog(QDialog):
         self.provider_label.setVisible(is_provider)
         self.model_edit.setVisible(needs_model)
         self.model_label.setVisible(needs_model)
+        kinds = {g.name: g.effective_kind for g in self.base.generators}
+        self.remote_notice.setVisible(is_provider or (isinstance(gen, str) and kinds.get(gen, "llamacpp") != "llamacpp"))
 
     # -- providers page behaviour ------------------------------------------------------------------------------
     def _refresh_provider_list(self, select: int = 0) -> None:
@@ -690,6 +750,12 @@ class SettingsDialog(QDialog):
         for t in list(self._tasks):
             t.cancel()
         super().done(result)
+
+
+REMOTE_NOTICE = (
+    "This model answers on its provider's computers: what you say, and the facts Parley remembers about you "
+    "that fit the question, are sent to it. Memory can be paused in View > What Parley remembers."
+)
 
 
 def _generator_label(name: str, kind: str) -> str:

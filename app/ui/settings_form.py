@@ -59,17 +59,21 @@ class FormValues:
     turn_detection: str = "smart-turn"  # or "silence"
     max_end_of_turn_ms: int = 2500
     turn_text_complete: float = 0.03
-    backchannel_ducking: bool = False
+    backchannel_ducking: bool = True
+    wake_word: bool = False
     barge_in: bool = True
     echo_cancellation: bool = True
     generator: str = "offline/smollm2"  # a configured generator name (pattern) …
     model: str = ""  # … and the model, required when that name is a pattern (openai/#) or a provider is picked
     provider: str = ""  # non-empty: answer with this provider's ``model`` (a new generator row is added)
     voice: str = "tts/joe"
+    realtime: str = ""  # a [[realtime]] name: [loop] pipeline = "realtime" with it; "" = the cascade
     system_prompt: str = ""
     theme: str = "system"
     hotkey: str = "Space"
     tray: bool = True
+    global_hotkey: bool = False
+    close_to_tray: bool = False
     providers: list[ProviderForm] = field(default_factory=list)
 
 
@@ -92,15 +96,19 @@ def form_from_settings(s: Settings) -> FormValues:
         max_end_of_turn_ms=s.loop.max_end_of_turn_ms,
         turn_text_complete=s.loop.turn_text_complete,
         backchannel_ducking=s.loop.backchannel_ducking,
+        wake_word=s.loop.wake_word,
         barge_in=s.loop.barge_in,
         echo_cancellation=s.loop.echo_cancellation,
         generator=generator,
         model=model,
         voice=s.loop.voice,
+        realtime=s.loop.realtime if s.loop.pipeline == "realtime" else "",
         system_prompt=s.loop.system_prompt,
         theme=s.ui.theme,
         hotkey=s.ui.hotkey,
         tray=s.ui.tray,
+        global_hotkey=s.ui.global_hotkey,
+        close_to_tray=s.ui.close_to_tray,
         providers=[ProviderForm(name, p.kind, p.base_url or "") for name, p in s.providers.items()],
     )
 
@@ -222,13 +230,18 @@ def build_settings(
         max_end_of_turn_ms=form.max_end_of_turn_ms,
         turn_text_complete=form.turn_text_complete,
         backchannel_ducking=form.backchannel_ducking,
+        wake_word=form.wake_word,
         barge_in=form.barge_in,
         echo_cancellation=form.echo_cancellation,
         generator=generator_name,
         voice=form.voice,
+        pipeline="realtime" if form.realtime else "cascade",
+        realtime=form.realtime or base.loop.realtime,  # switching it off keeps the name for next time
         system_prompt=form.system_prompt,
     )
-    data["ui"].update(theme=form.theme, hotkey=form.hotkey, tray=form.tray)
+    data["ui"].update(
+        theme=form.theme, hotkey=form.hotkey, tray=form.tray, global_hotkey=form.global_hotkey, close_to_tray=form.close_to_tray
+    )
     try:
         return Settings.model_validate(data, strict=False), keys
     except ConfigError as e:

@@ -19,6 +19,7 @@ from app.settings import Settings
 from genx.agentkit.events import EventBus, LoopState, Mode
 from genx.agentkit.store import ConversationStore
 from genx.chunk import MessageChunk
+from genx.deadline import Deadline
 from genx.errors import Done
 from genx.stream import Stream, StreamBuilder
 
@@ -36,13 +37,16 @@ class RunningLoop:
     """The loop plus what it runs on. ``aclose``: stop the loop (the turn in progress is stored), then close the
     microphone and the speaker."""
 
-    def __init__(self, loop: Any, *, session: Any = None, voice: bool = True, generators: Any = None, assistant: Any = None) -> None:
+    def __init__(
+        self, loop: Any, *, session: Any = None, voice: bool = True, generators: Any = None, assistant: Any = None, memory: Any = None
+    ) -> None:
         self.inner = loop
         self.session = session  # app.headless.Session owning the devices and models (None: text only)
         self.voice = voice
         self.generators = generators  # text only: the GeneratorMux to close with the loop
         # app.assistant.Assistant: its `announce` hook speaks fired timers (the voice session's stack holds it otherwise)
         self.assistant = assistant if assistant is not None else getattr(getattr(session, "stack", None), "assistant", None)
+        self.memory = memory if memory is not None else getattr(session, "memory", None)  # genx.memory.Memory (the window's panel)
         self._closed = False
 
     def __getattr__(self, name: str) -> Any:  # LoopControl commands and properties come from the loop
@@ -72,18 +76,24 @@ class RunningLoop:
     def conversation_id(self) -> str:
         return str(self.inner.conversation_id)
 
-    async def aclose(self) -> None:
+    async def aclose(self, deadline: Deadline | float | None = None) -> None:
+        """Close within ``deadline`` (a :class:`~genx.deadline.Deadline` or seconds; default 8 s)."""
         if self._closed:
             return
         self._closed = True
+        dl = Deadline.of(deadline, 8.0)
         if self.session is not None:
-            await self.session.close()  # stops the loop (the turn in progress is stored), then capture, player, models
-        else:
+            await self.session.close(dl)  # stops the loop (the turn in progress is stored), then capture, player, models
+            return
+        try:
             if self.assistant is not None:
-                await self.assistant.stop()
-            await self.inner.stop()
+                await dl.wait(self.assistant.stop())
+            await self.inner.stop(dl)
+            if self.memory is not None:
+                await dl.wait(self.memory.aclose(), floor_s=0.5)
+        finally:
             if self.generators is not None:
-                await self.generators.aclose()
+                await dl.wait(self.generators.aclose(), floor_s=0.5)
 
 
 class SilentSpeech:
@@ -211,6 +221,9 @@ class VoiceLoopFactory:
         vad_mod = await _import("genx.local.vad")
         headless = await _import("app.headless")
         config = dataclasses.replace(headless.loop_config(settings), echo_fallback=False)  # the same loop settings as voice
+        from app.memory_setup import build_memory, memory_path
+
+        memory = build_memory(settings, gen_mux, path=memory_path(self.store))
         loop = VoiceLoop(
             capture=None,
             vad=vad_mod.VadTransformer(classifier_factory=lambda s: _Unvoiced()),
@@ -220,11 +233,12 @@ class VoiceLoopFactory:
             player=SilentPlayer(),  # type: ignore[arg-type]
             config=config,
             store=self.store,
+            memory=memory,
         )
         await loop.start()
         assistant.start()
         progress("Ready for typing", 1.0)
-        return RunningLoop(loop, voice=False, generators=gen_mux, assistant=assistant)
+        return RunningLoop(loop, voice=False, generators=gen_mux, assistant=assistant, memory=memory)
 
 
 def _warmer_name(w: Callable[[], Any]) -> str:

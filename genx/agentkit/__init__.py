@@ -10,7 +10,12 @@ routes to the ASR, transcripts back, ASR timeouts), :mod:`.turn_manager` (a
 state machine: turn open/join, barge-in admission, end of turn, held answers),
 :mod:`.answers` (generation → TTS → player, watchdog, the ordered cut),
 :mod:`.heard` (player positions → heard text, echo far end), :mod:`.recorder`
-(history, store, metrics, prompt prefill); plus the turn data (:mod:`.turns`),
+(history, store, metrics, prompt prefill), :mod:`.wake` (the wake word gate before the VAD), :mod:`.memory_link` (long-term
+memory: recall into each answer's context, recorded turns out to extraction); realtime mode, where one
+speech-to-speech session replaces ASR + generator + TTS (:mod:`.realtime_mode`:
+turns, barge-in, transcripts; :mod:`.realtime_session`: the session, its tool
+calls, reopening; :mod:`.realtime_output`: heard text of a response, the player
+that truncates the provider's item); plus the turn data (:mod:`.turns`),
 the parts' device interfaces (:mod:`.ports`), the player's per-answer
 pull-through source (:mod:`.speaker`), per-answer TTS with segment recording
 (:mod:`.tts`), the spoken-only history and its word alignment (:mod:`.spoken`,

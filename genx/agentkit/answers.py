@@ -26,21 +26,27 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from genx.agentkit.answer_streams import describe_error, shielded_open, text_stream
 from genx.agentkit.core import LoopCore
 from genx.agentkit.events import AssistantDelta, AssistantDone, AssistantSpoken, BargeIn, ErrorKind, LoopState
-from genx.agentkit.heard import HeardTracker, in_generated_words
+from genx.agentkit.heard import HeardTracker, in_generated_words, spoken_text
 from genx.agentkit.mic import MicFrontEnd
 from genx.agentkit.ports import AudioOutput, Ducking, Speech
 from genx.agentkit.recorder import Recorder
+from genx.agentkit.resume import resume_split
 from genx.agentkit.speaker import AnswerAudio
 from genx.agentkit.spoken import SegmentRecorder
 from genx.agentkit.turns import Answer, Turn
 from genx.chunk import Blob, MessageChunk, Role, Text
-from genx.errors import Blocked, Done, Truncated
+from genx.deadline import Deadline
+from genx.errors import Done, StreamClosedError, Truncated
 from genx.ids import new_stream_id
-from genx.stream import Stream, StreamBuilder
+from genx.stream import StreamBuilder
 
 log = logging.getLogger("genx.agentkit.loop")
+
+# a cut cancelled at a stop's deadline records its turn at once; this bounds the rest of its unwinding
+_CANCELLED_CUT_S = 0.2
 
 
 class AnswerRunner:
@@ -81,6 +87,7 @@ class AnswerRunner:
         """The held answer becomes the answer: its buffered text is published and its audio goes to the player."""
         core = self._core
         ans.held = False
+        self._recorder.memory.committed(ans)  # a request the held answer previewed is done now
         text = ans.full_text()
         if ans.error:
             core.error(ErrorKind.GENERATOR, f"the answer failed: {ans.error}", turn.turn_id)
@@ -106,6 +113,7 @@ class AnswerRunner:
         if ans.watchdog is not None:
             ans.watchdog.cancel()
         self._answers.pop(ans.route_id, None)
+        self._recorder.memory.dropped(ans)  # its previewed memory request is not done
         if ans.task is not None and not ans.task.done():
             ans.task.cancel()  # its finally closes the generation
         if ans.audio is not None:
@@ -132,7 +140,9 @@ class AnswerRunner:
         player = self._player
         if not isinstance(player, Ducking):
             return False
-        player.duck(self._core.config.duck_db if on else None)
+        db = self._core.config.duck_db
+        player.duck(db if on else None)
+        self._heard.far_gain = float(10.0 ** (min(0.0, db) / 20.0)) if on else 1.0
         self.ducked = on
         return True
 
@@ -142,10 +152,19 @@ class AnswerRunner:
         if ans.audio is not None and not ans.finished and not ans.interrupted:
             self._player.play(ans.audio)
 
-    async def wait_cuts(self, timeout_s: float) -> None:
-        for t in list(self.cutting):
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(asyncio.shield(t), timeout_s)
+    async def wait_cuts(self, deadline: Deadline) -> None:
+        """Wait for the pending cuts until ``deadline``. A cut still running then (a player that does not stop, a
+        generation that does not close) is cancelled: its turn is recorded with what was heard so far."""
+        pending = set(self.cutting)
+        if not pending:
+            return
+        late = await deadline.wait_tasks(pending)
+        if not late:
+            return
+        log.warning("%d answer cut(s) still running at the stop's deadline; recording what was heard", len(late))
+        for t in late:
+            t.cancel()
+        await asyncio.wait(late, timeout=_CANCELLED_CUT_S)
 
     # -- the answer's task ----------------------------------------------------------------------
     async def _run(self, turn: Turn, ans: Answer) -> None:
@@ -154,11 +173,16 @@ class AnswerRunner:
         try:
             while self.cutting:  # history must hold the previous (cut) answer first
                 await asyncio.gather(*self.cutting, return_exceptions=True)
-            ctx = self._recorder.context(ans.prompt)
             tl.mark("generation_start", core.clock())
-            ans.gen = await _shielded_open(core.generator.generate_stream(ans.generator, ctx))
+            if ans.resume_of is not None:
+                ans.resume_prefix, rest = resume_split(ans.resume_of.full_text(), ans.resume_of.kept)
+                ans.gen = text_stream(rest, ans.route_id)
+            else:
+                ctx = self._recorder.context(ans.prompt)
+                ctx = await self._recorder.memory.context(turn, ans, ctx)  # with what long-term memory has for these words
+                ans.gen = await shielded_open(core.generator.generate_stream(ans.generator, ctx))
             ans.text_in = StreamBuilder()
-            inner = await _shielded_open(self.speech.speak(ans.text_in.stream, ans.recorder))
+            inner = await shielded_open(self.speech.speak(ans.text_in.stream, ans.recorder))
             audio = AnswerAudio(ans.route_id, inner, on_pull=self._on_pull, on_end=self._on_audio_end)
             audio.keep_far = self._heard.keeps_far
             ans.audio = audio
@@ -178,12 +202,17 @@ class AnswerRunner:
                     ans.generated.append(part.text)
                     if not ans.held:
                         core.emit(AssistantDelta(turn_id=turn.turn_id, text=part.text))
-                    ans.text_in.push(MessageChunk.text(part.text, role=Role.ASSISTANT, stream_id=ans.route_id))
+                    try:
+                        ans.text_in.push(MessageChunk.text(part.text, role=Role.ASSISTANT, stream_id=ans.route_id))
+                    except StreamClosedError:
+                        if not ans.speech_failed:
+                            raise
+                        break  # the TTS failed and closed its input: the rest cannot be spoken
                     self._arm_watchdog(turn, ans)
         except asyncio.CancelledError:
             raise
         except Exception as e:
-            ans.error = _describe(e)
+            ans.error = describe_error(e)
             if not ans.held:  # (a held answer's error is reported when it is committed)
                 core.error(ErrorKind.GENERATOR, f"the answer failed: {ans.error}", turn.turn_id)
         finally:
@@ -228,6 +257,7 @@ class AnswerRunner:
         if c.is_end_of_stream() and c.error and not ans.interrupted and not ans.error:
             # the TTS ended the route with an error (the stream raises it next)
             ans.error = c.error
+            ans.speech_failed = True
             self._core.error(ErrorKind.TTS, f"speech synthesis failed: {c.error}", turn.turn_id)
 
     def _on_audio_end(self, audio: AnswerAudio, exc: BaseException | None) -> None:
@@ -237,12 +267,14 @@ class AnswerRunner:
         turn, ans = entry
         if ans.finished or ans.interrupted:
             return
-        if exc is not None and not ans.error:
-            ans.error = _describe(exc)
-            self._core.error(ErrorKind.TTS, f"speech synthesis failed: {ans.error}", turn.turn_id)
+        if exc is not None:
+            ans.speech_failed = True
+            if not ans.error:
+                ans.error = describe_error(exc)
+                self._core.error(ErrorKind.TTS, f"speech synthesis failed: {ans.error}", turn.turn_id)
         if not audio.saw_open:
-            # no audio route reached the player: nothing will be played
-            self._finish(turn, ans, interrupted=False)
+            # no audio route reached the player: nothing will be played (nothing was heard when the TTS failed)
+            self._finish(turn, ans, interrupted=ans.speech_failed, spoken="" if ans.speech_failed else None)
 
     def on_played(self, pos: Any) -> None:
         entry = self._answers.get(str(pos.stream_id))
@@ -280,12 +312,18 @@ class AnswerRunner:
             return
         ans.played_samples = max(ans.played_samples, int(pos.samples_played))
         if bool(getattr(pos, "interrupted", False)):
-            # cut by an upstream error or by the output itself (not by the user): keep what was heard
+            # cut by an upstream error or by the output itself (not by the user; e.g. the device was lost): the
+            # answer is cut in order (generation and synthesis stop) and keeps what was heard, marked interrupted
             ans.heard_samples = max(ans.heard_samples, int(pos.samples_heard))
+            reason = str(getattr(pos, "error", "") or "")
             if not ans.error:
-                ans.error = "playback stopped"
-                self._core.error(ErrorKind.PLAYER, "playback of the answer stopped early", turn.turn_id)
-            self._finish(turn, ans, interrupted=False, spoken=ans.recorder.spoken(ans.heard_samples * 2))
+                ans.error = reason or "playback stopped"
+                message = f"{reason}; the answer stopped where it was heard" if reason else "playback of the answer stopped early"
+                self._core.error(ErrorKind.PLAYER, message, turn.turn_id)
+            self.cut(turn, ans, None, "playback stopped")
+            return
+        if ans.speech_failed:  # every sample was played, but the TTS could not speak the rest of the text
+            self._finish(turn, ans, interrupted=True, spoken=spoken_text(ans, ans.played_samples, to_the_end=True))
             return
         self._finish(turn, ans, interrupted=False)
 
@@ -332,7 +370,7 @@ class AnswerRunner:
                 with contextlib.suppress(BaseException):
                     await asyncio.wait_for(asyncio.shield(ans.task), 5.0)
         finally:
-            self._finish(turn, ans, interrupted=True, spoken=ans.recorder.spoken(ans.heard_samples * 2))
+            self._finish(turn, ans, interrupted=True, spoken=spoken_text(ans, ans.heard_samples))
             if audio is not None:
                 with contextlib.suppress(Exception):
                     await audio.wait_closed()
@@ -371,6 +409,7 @@ class AnswerRunner:
         self._heard.forget(ans.route_id)
         full = ans.full_text()
         kept = full if spoken is None else in_generated_words(full, spoken)
+        ans.kept = kept
         tl = turn.timeline
         tl.mark("answer_end", core.clock())
         tl.interrupted = interrupted
@@ -383,33 +422,6 @@ class AnswerRunner:
             self.duck(False)
         self._mic.speaking(False)
         core.settle("answer done")
-
-
-_background: set[asyncio.Future[None]] = set()
-
-
-async def _shielded_open(coro: Any) -> Stream:
-    """Await a stream-opening coroutine; when cancelled meanwhile, close the stream it returns later."""
-    t: asyncio.Task[Stream] = asyncio.ensure_future(coro)
-    try:
-        return await asyncio.shield(t)
-    except asyncio.CancelledError:
-
-        def close_later(task: asyncio.Task[Stream]) -> None:
-            if task.cancelled() or task.exception() is not None:
-                return
-            closer = asyncio.ensure_future(task.result().close())
-            _background.add(closer)
-            closer.add_done_callback(_background.discard)
-
-        t.add_done_callback(close_later)
-        raise
-
-
-def _describe(e: BaseException) -> str:
-    if isinstance(e, Blocked):
-        return f"blocked: {e.reason}" if e.reason else "blocked"
-    return str(e) or type(e).__name__
 
 
 __all__ = ["AnswerRunner"]

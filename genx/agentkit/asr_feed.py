@@ -6,7 +6,9 @@ chunk asks the ASR for the transcript of the audio so far; it answers with
 ``provisional`` text (only the latest flush's counts, and only while the pause
 lasts), and when the pause ends the turn its final reuses that decode. Partials
 are published as ``UserPartial``; a transcript that does not come back within
-``asr_timeout_s`` after the utterance ended is given up.
+``asr_timeout_s`` after the utterance ended is given up. Each utterance's BOS
+carries the conversation's last turn as ``meta["prompt"]`` (for an ASR that
+decodes its finals with context, see :mod:`genx.local.whisper`).
 
 Does not own: when a route opens, pauses or closes (:mod:`.router`), what the
 words mean for the turn (:mod:`.turn_manager`, through
@@ -16,6 +18,7 @@ words mean for the turn (:mod:`.turn_manager`, through
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from genx.agentkit.core import LoopCore
@@ -24,6 +27,7 @@ from genx.agentkit.mic import blob_len
 from genx.agentkit.turns import SpeechRoute, Turn, TurnPort, Utterance
 from genx.chunk import MessageChunk, Role, StreamCtrl, Text
 from genx.ids import new_stream_id
+from genx.model import ModelContext
 from genx.stream import Stream, StreamBuilder
 from genx.transformers import Transformer
 
@@ -32,17 +36,26 @@ FINAL = "final"
 FLUSH = "flush"  # to the ASR: transcribe the route so far (genx.local.asr.FLUSH)
 PROVISIONAL = "provisional"
 UTTERANCE = "utterance"
+PROMPT = "prompt"  # utterance BOS meta key: the conversation's last turn (genx.local.asr.PROMPT)
+
+
+def last_turn_text(ctx: ModelContext) -> str:
+    """The last user and assistant messages' words of ``ctx`` (what was said just before the next utterance)."""
+    said = [t for t in (m.text().strip() for m in ctx.messages() if m.role in (Role.USER, Role.ASSISTANT)) if t]
+    return " ".join(said[-2:])[-600:].strip()
 
 
 class AsrFeed:
     """See the module docstring."""
 
-    def __init__(self, core: LoopCore, turns: TurnPort, asr: Transformer) -> None:
+    def __init__(self, core: LoopCore, turns: TurnPort, asr: Transformer, context: Callable[[], ModelContext] | None = None) -> None:
         self._core = core
         self._turns = turns
         self._asr = asr
+        self._context = context
         self._in: StreamBuilder | None = None
         self._utterances: dict[str, Utterance] = {}  # ASR route id → utterance
+        self.text_filter: Callable[[str], str] = lambda text: text  # every transcript passes (the wake phrase cut)
 
     async def start(self) -> Any:
         """Open the ASR stream; returns the reader coroutine to run."""
@@ -73,7 +86,11 @@ class AsrFeed:
         route.pauses.mark()
         route.flushed = False
         self._utterances[u.sid] = u
-        self._in.push(MessageChunk.bos(u.sid, role=Role.USER, label=UTTERANCE, timestamp=ts))
+        bos = MessageChunk.bos(u.sid, role=Role.USER, label=UTTERANCE, timestamp=ts)
+        prompt = last_turn_text(self._context()) if self._context is not None else ""
+        if prompt:
+            bos.meta = {PROMPT: prompt}
+        self._in.push(bos)
 
     def push(self, route: SpeechRoute, chunk: MessageChunk) -> None:
         u = route.current
@@ -142,18 +159,19 @@ class AsrFeed:
     def _on_transcript(self, u: Utterance, c: MessageChunk) -> None:
         part = c.part
         if isinstance(part, Text):
+            text = self.text_filter(part.text.strip())
             if c.label == PROVISIONAL:
                 meta = c.meta if isinstance(c.meta, dict) else {}
                 # only the transcript of the latest flush, and only while the pause lasts
                 if u.open and u.flushed_bytes >= 0 and meta.get("audio_ms") == u.flushed_bytes // 32:
-                    u.provisional = part.text.strip()
+                    u.provisional = text
                     self._turns.heard_words(u.turn, u.turn.heard_so_far(u.provisional))
                     self._turns.maybe_answer(u.turn)
             elif c.label == FINAL:
-                u.text = part.text.strip()
+                u.text = text
                 u.turn.timeline.mark("asr_final", self._core.clock())
-            elif c.label == PARTIAL and part.text.strip() and part.text.strip() != u.partial:
-                u.partial = part.text.strip()
+            elif c.label == PARTIAL and text and text != u.partial:
+                u.partial = text
                 heard = u.turn.heard_so_far(u.partial)
                 self._core.emit(UserPartial(turn_id=u.turn.turn_id, text=heard))
                 self._turns.heard_words(u.turn, heard)
@@ -166,4 +184,4 @@ class AsrFeed:
             self._turns.maybe_answer(u.turn)
 
 
-__all__ = ["FINAL", "FLUSH", "PARTIAL", "PROVISIONAL", "UTTERANCE", "AsrFeed"]
+__all__ = ["FINAL", "FLUSH", "PARTIAL", "PROMPT", "PROVISIONAL", "UTTERANCE", "AsrFeed", "last_turn_text"]

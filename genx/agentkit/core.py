@@ -48,18 +48,24 @@ class LoopConfig:
     reopen_turns: bool = True
     # hands-free speech while the answer is heard ducks it (duck_db) instead of stopping it: a backchannel or a
     # cough lets it go on; a stop word, other words, or interrupt_after_ms of voiced speech make it a barge-in
-    # off by default: while Parley plays, the echo gate passes the user's speech only in fragments, and a ducked
-    # candidate then missed one real interruption in two on the echo loop-back test (see the closing notes)
-    backchannel_ducking: bool = False
+    backchannel_ducking: bool = True
     duck_db: float = -24.0
     interrupt_after_ms: int = 800
+    # a hands-free barge-in that no words follow (the ASR found none in it) within this long of the cut was a
+    # noise: the cut answer resumes from the start of the sentence it was in (0: never)
+    resume_false_stop_s: float = 3.0
     echo_fallback: bool = True  # stricter VAD while the assistant speaks
     echo_tail_s: float = 0.25  # keep the echo measures this long after the last sample (reverb, latency)
+    # hands-free with a wake word detector (VoiceLoop(wake_detector=...)): after the phrase (or the end of an
+    # answer) this long without speech, the wake word is needed again; the VAD gets replay_ms from before it
+    follow_up_s: float = 8.0
+    wake_replay_ms: int = 200
     ptt_preroll_ms: int = 300  # audio from just before push-to-talk down
     history_max_chars: int = 12_000
     answer_timeout_s: float = 60.0  # no token / audio progress for this long → give up the answer
     asr_timeout_s: float = 30.0  # transcript not back this long after the utterance ended → give up
     level_rate_hz: float = 25.0
+    stop_timeout_s: float = 8.0  # the whole stop (cut, tasks, history) when the caller gives no deadline
 
 
 class LoopCore:

@@ -95,6 +95,16 @@ class MuteChanged(Event):
 
 
 @dataclass(slots=True, frozen=True)
+class WakeChanged(Event):
+    """Hands-free with a wake word: ``awake`` (the phrase was heard: speech is listened to) or asleep again
+    (at the start, or ``follow_up_s`` passed with nothing said); ``phrase``: the wake phrase heard, or to say."""
+
+    awake: bool
+    phrase: str = ""
+    reason: str = ""
+
+
+@dataclass(slots=True, frozen=True)
 class GeneratorChanged(Event):
     name: str
 
@@ -245,6 +255,7 @@ LoopEvent: TypeAlias = (
     | ModeChanged
     | MuteChanged
     | GeneratorChanged
+    | WakeChanged
     | ConversationStarted
     | InputLevel
     | SpeechStarted
@@ -441,4 +452,5 @@ __all__ = [
     "TurnReopened",
     "UserFinal",
     "UserPartial",
+    "WakeChanged",
 ]

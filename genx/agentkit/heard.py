@@ -15,18 +15,30 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from genx.agentkit.echo import FarEndTimeline, Resampler16k
 from genx.agentkit.metrics import Clock
-from genx.agentkit.spoken import generated_prefix
+from genx.agentkit.spoken import PrefixMatcher, generated_prefix
 from genx.agentkit.turns import Answer
+
+# a word in the segment being played counts as heard only this long after its estimated end (see spoken_prefix)
+HEARD_MARGIN_S = 0.12
 
 
 def in_generated_words(generated: str, spoken: str) -> str:
-    """The heard segments' text as a prefix of the generated answer (its own wording); see spoken.generated_prefix."""
+    """The heard segments' text as a prefix of the generated answer (its own wording); see spoken.generated_prefix.
+    Always a prefix of ``generated``: heard words that match none of it claim nothing."""
     if not spoken:
         return ""
-    mapped = generated_prefix(generated, spoken)
-    return mapped if mapped else spoken
+    return generated_prefix(generated, spoken)
+
+
+def spoken_text(ans: Answer, samples: int, *, to_the_end: bool = False) -> str:
+    """The segments' text heard after ``samples`` of ``ans``'s route, conservatively (``HEARD_MARGIN_S``);
+    ``to_the_end``: the route was played out to its last sample (no word is still being spoken)."""
+    margin = 2 * round(HEARD_MARGIN_S * ans.rate) if ans.rate and not to_the_end else 0
+    return ans.recorder.spoken(samples * 2, margin)
 
 
 class HeardTracker:
@@ -37,6 +49,10 @@ class HeardTracker:
         self._clock = clock
         self._output_latency = output_latency
         self._far_rs: dict[str, Resampler16k] = {}
+        self._matchers: dict[str, PrefixMatcher] = {}  # per answer route
+        # the output gain the player applies now (ducking): the far end must hold what is audible,
+        # else the echo gate keeps a threshold 20+ dB above the real echo and gates the user out
+        self.far_gain = 1.0
 
     @property
     def keeps_far(self) -> bool:
@@ -52,7 +68,13 @@ class HeardTracker:
         self._feed_far(ans, pos, played)
         ans.played_samples = max(ans.played_samples, played)
         ans.heard_samples = max(ans.heard_samples, int(pos.samples_heard))
-        return in_generated_words(ans.full_text(), ans.recorder.spoken(ans.heard_samples * 2))
+        spoken = spoken_text(ans, ans.heard_samples)
+        if not spoken:
+            return ""
+        matcher = self._matchers.get(ans.route_id)
+        if matcher is None:
+            matcher = self._matchers[ans.route_id] = PrefixMatcher()
+        return matcher(ans.full_text(), spoken)  # incremental: only new words are matched
 
     def _feed_far(self, ans: Answer, pos: Any, played: int) -> None:
         audio = ans.audio
@@ -65,6 +87,8 @@ class HeardTracker:
         if rs is None or rs.rate != ans.rate:
             rs = self._far_rs[ans.route_id] = Resampler16k(ans.rate)
         x = rs(pcm)
+        if self.far_gain != 1.0:
+            x = (x.astype(np.float32) * self.far_gain).astype(np.int16)
         audible_at = float(getattr(pos, "audible_at", 0.0) or 0.0)
         if audible_at <= 0:
             audible_at = self._clock() + self._output_latency()
@@ -73,6 +97,7 @@ class HeardTracker:
 
     def forget(self, route_id: str) -> None:
         self._far_rs.pop(route_id, None)
+        self._matchers.pop(route_id, None)
 
 
-__all__ = ["HeardTracker", "in_generated_words"]
+__all__ = ["HEARD_MARGIN_S", "HeardTracker", "in_generated_words", "spoken_text"]

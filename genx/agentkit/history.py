@@ -35,12 +35,18 @@ class History:
         self._turns: list[HistoryTurn] = []
         self.max_chars = max_chars
 
-    def add(self, user_text: str, assistant_text: str, *, interrupted: bool = False) -> None:
+    def add(self, user_text: str, assistant_text: str, *, interrupted: bool = False, resumes: bool = False) -> None:
+        """``resumes``: the answer went on after a false interruption; ``assistant_text`` (the whole heard answer)
+        replaces the previous turn's."""
+        if resumes and self._turns:
+            last = self._turns[-1]
+            last.assistant_text, last.interrupted = assistant_text, interrupted
+            return
         self._turns.append(HistoryTurn(user_text, assistant_text, interrupted))
 
     def add_records(self, records: Iterable[TurnRecord]) -> None:
         for r in records:
-            self.add(r.user_text, r.assistant_text, interrupted=r.interrupted)
+            self.add(r.user_text, r.assistant_text, interrupted=r.interrupted, resumes=r.resumed)
 
     def clear(self) -> None:
         self._turns.clear()

@@ -36,10 +36,9 @@ with a ``LoopError``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from genx.agentkit.answers import AnswerRunner
@@ -54,22 +53,34 @@ from genx.agentkit.events import (
     Mode,
     ModeChanged,
     MuteChanged,
+    WakeChanged,
 )
 from genx.agentkit.heard import HeardTracker
 from genx.agentkit.history import History
+from genx.agentkit.memory_link import LoopMemory, MemoryLink
 from genx.agentkit.metrics import Clock
 from genx.agentkit.mic import MicFrontEnd
 from genx.agentkit.ports import AudioOutput, EndOfTurnDetector, Speech, SpeechDetector
+from genx.agentkit.realtime_mode import RealtimeConversation
+from genx.agentkit.realtime_output import PendingRecorder, RealtimeAnswers, TruncatingOutput
 from genx.agentkit.recorder import Recorder
 from genx.agentkit.router import SpeechRouter
 from genx.agentkit.store import ConversationStore, ConversationStoreError, new_conversation_id, next_turn_seq
 from genx.agentkit.turn_manager import TurnManager
+from genx.agentkit.wake import WakeDetectorLike, WakeGate, play_earcon
+from genx.deadline import Deadline
 from genx.errors import GenxError
 from genx.generators import Generator
 from genx.stream import Stream
+from genx.tools import FuncTool
 from genx.transformers import Transformer
 
 log = logging.getLogger("genx.agentkit.loop")
+
+# of a stop's time, kept for writing the history last (at most a quarter of it)
+STORE_RESERVE_S = 1.5
+# a cancelled reader or capture task is given this long to unwind, even past the deadline
+_TASK_UNWIND_S = 0.2
 
 
 class VoiceLoop:
@@ -92,9 +103,13 @@ class VoiceLoop:
         echo_gate: EchoGate | None = None,
         echo_fallback: VadEchoFallback | None = None,
         turn_detector: EndOfTurnDetector | None = None,
+        wake_detector: WakeDetectorLike | None = None,
+        memory: LoopMemory | None = None,
         clock: Clock = time.monotonic,
         wall_clock: Clock = time.time,
         bus: EventBus | None = None,
+        realtime: Any = None,
+        realtime_tools: Sequence[FuncTool] = (),
     ) -> None:
         self.config = cfg = config or LoopConfig()
         self.core = core = LoopCore(
@@ -110,8 +125,12 @@ class VoiceLoop:
         fallback = echo_fallback if (echo_fallback is not None and cfg.echo_fallback) else None
         self.mic = MicFrontEnd(core, echo=echo, gate=echo_gate, fallback=fallback, output_latency=self._output_latency)
         heard = HeardTracker(self.mic.far_ends, clock=clock, output_latency=self._output_latency)
-        self.recorder = Recorder(core, store)
-        self.answers = AnswerRunner(core, speech=speech, player=player, mic=self.mic, heard=heard, recorder=self.recorder)
+        # realtime mode: a speech-to-speech session answers (realtime_mode.py); a stopped player tells it what was
+        # heard, and a turn is recorded once the provider's transcript of the user's words is in
+        self.recorder = PendingRecorder(core, store) if realtime is not None else Recorder(core, store)
+        output = TruncatingOutput(player) if realtime is not None else player
+        runner = RealtimeAnswers if realtime is not None else AnswerRunner
+        self.answers = runner(core, speech=speech, player=output, mic=self.mic, heard=heard, recorder=self.recorder)
         self.turns = TurnManager(core, self.answers)
         self.router = SpeechRouter(
             core,
@@ -122,11 +141,29 @@ class VoiceLoop:
             turn_detector=turn_detector,
             turn_context=lambda: self.recorder.context(""),
         )
+        self.memory = memory  # long-term memory (the window's Memory panel reaches it here)
+        self.memory_link = self.recorder.memory = MemoryLink(memory)  # recall at answer start, recorded turns out to extraction
         self.answers.on_over = self.turns.answer_over
         self.answers.drop_held = self.turns.drop_held
         self.turns.on_dismissed = self.router.end_turn
         self.mic.to_vad = self.router.feed_vad
+        # hands-free with a wake word (not in realtime mode): speech reaches the VAD only after the phrase (wake.py)
+        use_wake = wake_detector is not None and realtime is None
+        self.wake = WakeGate(core, wake_detector, self.router.feed_vad, earcon=self._earcon) if use_wake else None  # type: ignore[arg-type]
+        if self.wake is not None:
+            self.mic.to_vad = self.wake.feed
+            self.router.asr_feed.text_filter = self.wake.strip
         self.mic.to_ptt = self.router.feed_ptt
+        self.live: RealtimeConversation | None = None
+        if isinstance(output, TruncatingOutput):
+            assert isinstance(self.recorder, PendingRecorder) and isinstance(self.answers, RealtimeAnswers)
+            live = self.live = RealtimeConversation(
+                core, realtime, vad=vad, answers=self.answers, output=output, recorder=self.recorder,
+                new_turn=self.turns.new_turn, tools=realtime_tools, name=cfg.generator or "realtime",
+            )  # fmt: skip
+            self.answers.on_over = live.answer_over
+            self.mic.to_vad = live.feed
+            self.mic.to_ptt = live.feed_ptt
         core.settle = self._settle_state
         self._tasks: list[asyncio.Task[None]] = []
         self._unsubs: list[Callable[[], None]] = []
@@ -172,7 +209,7 @@ class VoiceLoop:
     @property
     def push_to_talk_open(self) -> bool:
         """Push-to-talk is down (an utterance is being recorded)."""
-        return self.router.ptt is not None
+        return (self.live.ptt if self.live is not None else self.router.ptt) is not None
 
     # -- lifecycle ---------------------------------------------------------------------
     async def start(self) -> None:
@@ -183,7 +220,7 @@ class VoiceLoop:
         loop = asyncio.get_running_loop()
         core.stopped = loop.create_future()
         core.running = True
-        readers = await self.router.start()
+        readers = await (self.live.start() if self.live is not None else self.router.start())
         self._unsubs.append(self._player.on_played(self.answers.on_played))
         self._unsubs.append(self._player.on_route_end(self.answers.on_route_end))
         for coro, name in readers:
@@ -193,7 +230,11 @@ class VoiceLoop:
         self.recorder.start()
         core.emit(ConversationStarted(conversation_id=core.conversation_id))
         core.emit(ModeChanged(mode=core.mode))
-        core.set_state(LoopState.LISTENING, "started")
+        if self.wake is not None and self.wake.asleep:
+            core.emit(WakeChanged(awake=False, phrase=self.wake.phrases[0], reason="started"))
+            core.set_state(LoopState.IDLE, "waiting for the wake word")
+        else:
+            core.set_state(LoopState.LISTENING, "started")
         self.recorder.schedule_prefill()
 
     async def run(self) -> None:
@@ -202,29 +243,42 @@ class VoiceLoop:
         assert self.core.stopped is not None
         await self.core.stopped
 
-    async def stop(self) -> None:
-        """Cut any answer, flush the store, close every stream. Idempotent."""
+    async def stop(self, deadline: Deadline | float | None = None) -> None:
+        """Cut any answer (what was heard is recorded), close every stream, write the history last. Idempotent.
+
+        ``deadline`` bounds the whole stop (a :class:`~genx.deadline.Deadline` or seconds; default
+        ``LoopConfig.stop_timeout_s``): the cut and the tasks get the time the history writer does not need; a
+        cut still running then is ended where the player got to; the writer is never cancelled.
+        """
         core = self.core
         if not core.running:
             return
         core.running = False
+        dl = Deadline.of(deadline, core.config.stop_timeout_s, core.clock)
+        parts_by = dl.keeping(STORE_RESERVE_S)
         if self.turns.collecting is not None:
             self.turns.drop_held(self.turns.collecting, "stopped")
         self.turns.stop_answer(None, "stopped")
-        await self.answers.wait_cuts(5.0)
+        if self.live is not None:
+            self.live.stop_answer(None, "stopped")
+        await self.answers.wait_cuts(parts_by)
         self.router.close_inputs()
+        if self.live is not None:
+            await self.live.close()
         self.recorder.cancel_prefill()
         for t in self._tasks:
             t.cancel()
-        for t in self._tasks:
-            with contextlib.suppress(BaseException):
-                await t
+        if self._tasks:
+            late = await parts_by.wait_tasks(self._tasks, floor_s=_TASK_UNWIND_S)
+            if late:
+                log.warning("%d voice loop task(s) did not end at stop", len(late))
         self._tasks.clear()
         for u in self._unsubs:
             u()
         self._unsubs.clear()
         self.mic.close()
-        await self.recorder.close(10.0)
+        await self.recorder.close(dl)
+        await dl.wait(asyncio.shield(self.memory_link.wait()), floor_s=_TASK_UNWIND_S)  # the last turn's facts
         core.set_state(LoopState.IDLE, "stopped")
         if core.stopped is not None and not core.stopped.done():
             core.stopped.set_result(None)
@@ -233,20 +287,26 @@ class VoiceLoop:
     def _spawn(self, coro: Any, name: str) -> None:
         self._tasks.append(asyncio.get_running_loop().create_task(coro, name=name))
 
+    def _earcon(self) -> None:
+        play_earcon(self._player, self.mic.far_ends, self.core.clock() + self._output_latency())
+
     def _settle_state(self, reason: str) -> None:
         """The state that follows from what is going on (after a turn or utterance changed)."""
         core = self.core
         if not core.running:
             return
-        cur = self.turns.current_answer()
+        live = self.live
+        cur = live.current if live is not None else self.turns.current_answer()
         collecting = self.turns.collecting
         if cur is not None:
             st = LoopState.SPEAKING if cur[1].started_playing else LoopState.THINKING
-        elif self.router.hearing:
+        elif live.hearing if live is not None else self.router.hearing:
             st = LoopState.HEARING
+        elif live is not None and live.waiting is not None:
+            st = LoopState.THINKING
         elif collecting is not None and collecting.utterances:
             st = LoopState.THINKING
-        elif core.muted:
+        elif core.muted or (self.wake is not None and self.wake.asleep):
             st = LoopState.IDLE
         else:
             st = LoopState.LISTENING
@@ -254,10 +314,10 @@ class VoiceLoop:
 
     # -- commands ------------------------------------------------------------------------
     def push_to_talk_down(self) -> None:
-        self.router.push_to_talk_down(self.mic.preroll())
+        (self.live or self.router).push_to_talk_down(self.mic.preroll())
 
     def push_to_talk_up(self) -> None:
-        self.router.push_to_talk_up()
+        (self.live or self.router).push_to_talk_up()
 
     def send_text(self, text: str) -> None:
         text = text.strip()
@@ -266,18 +326,20 @@ class VoiceLoop:
         if not text:
             self.core.error(ErrorKind.INPUT, "empty message ignored", level=logging.INFO)
             return
-        self.turns.typed(text)
+        (self.live or self.turns).typed(text)
 
     def stop_speaking(self) -> None:
-        self.turns.stop_answer(self.core.clock(), "stop speaking")
+        (self.live or self.turns).stop_answer(self.core.clock(), "stop speaking")
 
     def new_conversation(self) -> None:
         core = self.core
-        self.turns.stop_answer(None, "new conversation")
+        (self.live or self.turns).stop_answer(None, "new conversation")
+        if self.live is not None:
+            self._spawn(self.live.restart(), "voice-loop-realtime-restart")  # the provider's context is the old one
         dropped = self.turns.abandon_collecting("new conversation")
         if dropped is not None:
             self.router.forget_turn(dropped)
-        if self.router.ptt is not None:
+        if self.push_to_talk_open:
             self.push_to_talk_up()
         self.recorder.history.clear()
         self.recorder.schedule_prefill()
@@ -285,16 +347,18 @@ class VoiceLoop:
         core.emit(ConversationStarted(conversation_id=core.conversation_id))
         self._settle_state("new conversation")
 
-    def load_conversation(self, conversation_id: str) -> None:
-        """Continue a stored conversation (its turns become the history)."""
+    async def load_conversation(self, conversation_id: str) -> None:
+        """Continue a stored conversation (its turns become the history); the file is read on a worker thread."""
         store = self.recorder.store
         if store is None:
             self.core.error(ErrorKind.STORE, "no conversation store configured")
             return
         try:
-            records = store.load(conversation_id)
-        except (ConversationStoreError, GenxError) as e:
+            records = await asyncio.to_thread(store.load, conversation_id)
+        except (ConversationStoreError, GenxError, OSError) as e:
             self.core.error(ErrorKind.STORE, str(e))
+            return
+        if not self.core.running:
             return
         self.new_conversation()
         self.core.conversation_id = conversation_id
@@ -311,16 +375,17 @@ class VoiceLoop:
             return
         if m is self.core.mode:
             return
-        if self.router.ptt is not None:
+        if self.push_to_talk_open:
             self.push_to_talk_up()
         self.core.mode = m
         self.core.emit(ModeChanged(mode=m))
+        self._settle_state("mode changed")
 
     def mute(self, muted: bool) -> None:
         if muted == self.core.muted:
             return
         self.core.muted = muted
-        if muted and self.router.ptt is not None:
+        if muted and self.push_to_talk_open:
             self.push_to_talk_up()
         self.core.emit(MuteChanged(muted=muted))
         self._settle_state("muted" if muted else "unmuted")

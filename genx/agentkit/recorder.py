@@ -13,20 +13,26 @@ Does not own: deciding what was heard (:mod:`.heard`, :mod:`.answers`).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
+import threading
 from collections.abc import Callable
 from typing import Any
 
 from genx.agentkit.core import LoopCore
 from genx.agentkit.events import ErrorKind
 from genx.agentkit.history import History
+from genx.agentkit.memory_link import MemoryLink
 from genx.agentkit.metrics import format_metrics
+from genx.agentkit.resume import join_resumed
 from genx.agentkit.store import ConversationStore, TurnRecord
 from genx.agentkit.turns import Answer, Turn
+from genx.deadline import Deadline
 from genx.model import ModelContext
 
 log = logging.getLogger("genx.agentkit.loop")
+
+# a stop waits at least this long for the history, even past its deadline
+WRITER_FLOOR_S = 0.5
 
 
 class Recorder:
@@ -38,8 +44,10 @@ class Recorder:
         self.history = History(core.config.history_max_chars)
         self._q: asyncio.Queue[tuple[str, TurnRecord] | None] = asyncio.Queue()
         self._writer: asyncio.Task[None] | None = None
+        self._batch_lock = threading.Lock()
         self._prefill_task: asyncio.Task[None] | None = None
         self.turns_done = 0
+        self.memory = MemoryLink(None)  # long-term memory (VoiceLoop sets it): recalled into answers, recorded turns handed to it
 
     def start(self) -> None:
         self._writer = asyncio.get_running_loop().create_task(self._write_store(), name="voice-loop-store")
@@ -53,8 +61,10 @@ class Recorder:
         """``turn`` is over: ``kept`` is the answer's text as heard (all of it when it was not interrupted)."""
         core = self._core
         full = ans.full_text()
+        if ans.resume_of is not None:  # one assistant message with the answer it resumes
+            kept = join_resumed(ans.resume_prefix, kept)
         if turn.conversation_id == core.conversation_id:
-            self.history.add(turn.user_text, kept, interrupted=interrupted)
+            self.history.add(turn.user_text, kept, interrupted=interrupted, resumes=turn.resumed)
             self.schedule_prefill()
         metrics = turn.timeline.to_event()
         core.emit(metrics)
@@ -68,12 +78,15 @@ class Recorder:
                 interrupted=interrupted,
                 generated_text=full,
                 typed=turn.typed,
+                resumed=turn.resumed,
                 error=ans.error,
                 generator=ans.generator,
                 started_at=turn.started_wall,
                 timings={k: v for k, v in _metrics_dict(metrics).items() if v is not None},
             )
             self._q.put_nowait((turn.conversation_id, rec))
+        if not turn.resumed:  # (a resumed answer's user words were handed over with the cut one)
+            self.memory.recorded(turn, kept=kept)
 
     # -- prompt prefill ----------------------------------------------------------------------
     def schedule_prefill(self) -> None:
@@ -100,37 +113,71 @@ class Recorder:
 
     # -- the store writer ---------------------------------------------------------------------
     async def _write_store(self) -> None:
-        store = self.store
+        """Write the queued turns in order; each batch (every turn queued so far) is one worker-thread job, so a
+        batch that started is written to the end even when this task is cancelled (the thread goes on)."""
         while True:
-            item = await self._q.get()
+            batch = [await self._q.get()]
+            while not self._q.empty():
+                batch.append(self._q.get_nowait())
             try:
-                if item is None:
-                    if store is not None:
-                        try:  # records whose append failed earlier get one more try
-                            await asyncio.to_thread(store.flush)
-                        except Exception as e:
-                            self._core.error(ErrorKind.STORE, f"could not save every turn: {e}")
-                    return
-                if store is None:
-                    continue
-                cid, rec = item
-                try:
-                    await asyncio.to_thread(store.append, cid, rec)
-                except Exception as e:
-                    self._core.error(ErrorKind.STORE, f"could not save the turn: {e}", rec.turn_id)
+                errors = await asyncio.to_thread(self._write_batch, batch)
+            except asyncio.CancelledError:
+                self._write_rest_on_a_thread()
+                raise
             finally:
-                self._q.task_done()
+                for _ in batch:
+                    self._q.task_done()
+            for message, turn_id in errors:
+                self._core.error(ErrorKind.STORE, message, turn_id)
+            if any(item is None for item in batch):
+                return
+
+    def _write_batch(self, batch: list[tuple[str, TurnRecord] | None]) -> list[tuple[str, str]]:
+        """Worker thread: append the batch's turns (``None``: flush what failed before); the errors to report."""
+        store = self.store
+        errors: list[tuple[str, str]] = []
+        if store is None:
+            return errors
+        with self._batch_lock:  # batches are written one at a time, in order
+            for item in batch:
+                try:
+                    if item is None:  # records whose append failed earlier get one more try
+                        store.flush()
+                    else:
+                        store.append(*item)
+                except Exception as e:
+                    if item is None:
+                        errors.append((f"could not save every turn: {e}", ""))
+                    else:
+                        errors.append((f"could not save the turn: {e}", item[1].turn_id))
+        return errors
+
+    def _write_rest_on_a_thread(self) -> None:
+        """The writer is being cancelled (the event loop shuts down): what is still queued goes to a thread."""
+        rest: list[tuple[str, TurnRecord] | None] = []
+        while not self._q.empty():
+            rest.append(self._q.get_nowait())
+            self._q.task_done()
+        if any(item is not None for item in rest) and self.store is not None:
+            threading.Thread(target=self._write_batch, args=(rest,), name="voice-loop-store-rest", daemon=False).start()
 
     async def flush(self) -> None:
         """Wait until every finished turn is written (tests, shutdown)."""
         await self._q.join()
 
-    async def close(self, timeout_s: float) -> None:
-        """Write what is queued (up to ``timeout_s``), then end the writer."""
+    async def close(self, deadline: Deadline) -> None:
+        """Write what is queued, then end the writer; the last step of a stop.
+
+        The wait is bounded by ``deadline`` (at least ``WRITER_FLOOR_S``: history is worth a moment), but the
+        writer itself is shielded: neither the deadline nor a cancelled caller cancels it, so every turn already
+        recorded is still written (a late one is reported)."""
         self._q.put_nowait(None)
-        if self._writer is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._writer, timeout_s)
+        writer = self._writer
+        if writer is None or writer.done():
+            return
+        ok, _ = await deadline.wait(asyncio.shield(writer), floor_s=WRITER_FLOOR_S)
+        if not ok:
+            self._core.error(ErrorKind.STORE, "writing the conversation is taking long; it goes on in the background")
 
 
 def _metrics_dict(m: Any) -> dict[str, Any]:

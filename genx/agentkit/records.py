@@ -37,6 +37,7 @@ class TurnRecord:
     interrupted: bool = False
     generated_text: str = ""
     typed: bool = False
+    resumed: bool = False  # no user words: assistant_text replaces the previous turn's (it resumed that answer)
     error: str = ""
     generator: str = ""
     started_at: float = 0.0  # wall clock (epoch seconds)
@@ -66,6 +67,7 @@ class TurnRecord:
             interrupted=_bool(d, "interrupted"),
             generated_text=_str(d, "generated_text"),
             typed=_bool(d, "typed"),
+            resumed=_bool(d, "resumed"),
             error=_str(d, "error"),
             generator=_str(d, "generator"),
             started_at=_number(d, "started_at"),

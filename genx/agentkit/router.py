@@ -59,7 +59,7 @@ class SpeechRouter:
         self._turns = turns
         self._vad = vad
         self._ptt_vad = ptt_vad
-        self._feed = AsrFeed(core, turns, asr)
+        self._feed = AsrFeed(core, turns, asr, context=turn_context)
         self._eot = (
             TurnEndChecker(
                 core,
@@ -79,6 +79,10 @@ class SpeechRouter:
         self._ptt_in: StreamBuilder | None = None
         self._end_silence_s = 0.0
         self._onset_delay_s = 0.0
+
+    @property
+    def asr_feed(self) -> AsrFeed:
+        return self._feed
 
     @property
     def hearing(self) -> bool:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -51,6 +51,19 @@ class SegmentSpan:
     voiced_start: int | None = None
     voiced_end: int | None = None
     complete: bool = True
+    # silent pauses inside the voiced range (absolute byte ranges, in order): the voice speaks no character
+    # there, so the position is mapped over the voiced time only (a pause at a comma no longer runs ahead)
+    gaps: list[tuple[int, int]] = field(default_factory=list)
+
+    def speech_bytes(self, upto: int) -> int:
+        """Bytes of ``[voiced_start or start, upto)`` that are not inside a pause."""
+        lo = self.voiced_start if self.voiced_start is not None else self.start
+        n = max(0, upto - lo)
+        for a, b in self.gaps:
+            if a >= upto:
+                break
+            n -= min(b, upto) - a
+        return max(0, n)
 
 
 def words(text: str) -> list[tuple[int, int]]:
@@ -79,9 +92,10 @@ def join_segments(texts: Sequence[str]) -> str:
 def heard_chars(seg: SegmentSpan, played_bytes: int, bytes_per_char: float | None = None) -> float:
     """Estimated number of characters of ``seg.text`` heard after ``played_bytes`` of the route.
 
-    For a segment still being synthesized (or cut before it was), the audio it will
-    finally have is unknown: ``bytes_per_char`` (the speaking rate measured on earlier
-    segments) extends its expected length so the estimate does not run ahead.
+    Proportional over the segment's speech: its voiced range without its pauses. For a segment still being
+    synthesized (or cut before it was), the audio it will finally have is unknown: ``bytes_per_char`` (the
+    speaking rate measured on earlier segments, in speech bytes) extends its expected length so the
+    estimate does not run ahead.
     """
     n = len(seg.text)
     if played_bytes <= seg.start or n == 0:
@@ -89,17 +103,46 @@ def heard_chars(seg: SegmentSpan, played_bytes: int, bytes_per_char: float | Non
     if seg.complete and played_bytes >= seg.end:
         return float(n)
     lo = seg.voiced_start if seg.voiced_start is not None else seg.start
-    if seg.complete:
-        hi = seg.voiced_end if seg.voiced_end is not None else seg.end
-    else:
-        hi = seg.end
-        if bytes_per_char is not None:
-            hi = max(hi, int(lo + bytes_per_char * n))
     if played_bytes <= lo:
         return 0.0
-    if played_bytes >= hi:
-        return float(n)
-    return n * (played_bytes - lo) / (hi - lo)
+    if seg.complete:
+        hi = seg.voiced_end if seg.voiced_end is not None else seg.end
+        if played_bytes >= hi:
+            return float(n)
+        anchored = _by_clauses(seg, lo, hi, played_bytes)
+        if anchored is not None:
+            return anchored
+        total = float(seg.speech_bytes(hi))
+    else:
+        total = float(seg.speech_bytes(seg.end))
+        if bytes_per_char is not None:
+            total = max(total, bytes_per_char * n)
+    if total <= 0:
+        return 0.0
+    return min(float(n), n * seg.speech_bytes(played_bytes) / total)
+
+
+_CLAUSE_END = re.compile(r"[,;:\u2014]|[.?!](?=\s)|\s-(?=\s)")
+
+
+def _by_clauses(seg: SegmentSpan, lo: int, hi: int, played_bytes: int) -> float | None:
+    """When the segment's pauses match its clause marks one to one (a voice pausing at commas), map each clause
+    to its own stretch of speech: a pause is then an exact anchor. ``None`` when they do not match."""
+    if not seg.gaps:
+        return None
+    marks = [m.end() for m in _CLAUSE_END.finditer(seg.text.rstrip()) if m.end() < len(seg.text.rstrip())]
+    if len(marks) != len(seg.gaps):
+        return None
+    char_lo = 0
+    start = lo
+    for (g0, g1), mark in zip([*seg.gaps, (hi, hi)], [*marks, len(seg.text)], strict=True):
+        if played_bytes < g0:
+            span = g0 - start
+            return char_lo + (mark - char_lo) * max(0, played_bytes - start) / span if span > 0 else float(char_lo)
+        if played_bytes < g1:
+            return float(mark)  # in the pause after the clause: the clause was heard
+        char_lo, start = mark, g1
+    return float(len(seg.text))
 
 
 def segment_heard_text(seg: SegmentSpan, played_bytes: int, bytes_per_char: float | None = None) -> str:
@@ -123,24 +166,29 @@ def segment_heard_text(seg: SegmentSpan, played_bytes: int, bytes_per_char: floa
 
 
 def speaking_rate(segments: Sequence[SegmentSpan]) -> float | None:
-    """Voiced audio bytes per character over the complete segments, ``None`` without any."""
+    """Speech bytes (voiced, pauses excluded) per character over the complete segments, ``None`` without any."""
     nbytes = 0
     nchars = 0
     for seg in segments:
         if not seg.complete or not seg.text.strip():
             continue
-        lo = seg.voiced_start if seg.voiced_start is not None else seg.start
         hi = seg.voiced_end if seg.voiced_end is not None else seg.end
-        if hi > lo:
-            nbytes += hi - lo
+        speech = seg.speech_bytes(hi)
+        if speech > 0:
+            nbytes += speech
             nchars += len(seg.text)
     return nbytes / nchars if nchars else None
 
 
-def spoken_prefix(segments: Sequence[SegmentSpan], played_bytes: int, bytes_per_char: float | None = None) -> str:
+def spoken_prefix(
+    segments: Sequence[SegmentSpan], played_bytes: int, bytes_per_char: float | None = None, margin_bytes: int = 0
+) -> str:
     """The text heard after ``played_bytes`` of the route (segments in route order).
 
-    ``bytes_per_char`` defaults to :func:`speaking_rate` of ``segments``.
+    ``bytes_per_char`` defaults to :func:`speaking_rate` of ``segments``. ``margin_bytes``: in the segment
+    being played, a word counts only once its estimated end is this far behind the position (the estimate
+    is proportional, real voices are not: the margin keeps it from claiming a word still being spoken); a
+    segment played to its end is heard whole.
     """
     if bytes_per_char is None:
         bytes_per_char = speaking_rate(segments)
@@ -148,7 +196,8 @@ def spoken_prefix(segments: Sequence[SegmentSpan], played_bytes: int, bytes_per_
     for seg in segments:
         if played_bytes <= seg.start:
             break
-        t = segment_heard_text(seg, played_bytes, bytes_per_char)
+        whole = seg.complete and played_bytes >= seg.end
+        t = segment_heard_text(seg, played_bytes if whole else played_bytes - margin_bytes, bytes_per_char)
         if t:
             parts.append(t)
         if not (seg.complete and played_bytes >= seg.end):
@@ -173,29 +222,92 @@ def generated_prefix(generated: str, heard: str, lookahead: int = 8) -> str:
     not spoken), and the generated text up to the last matched word is returned,
     so history keeps the model's own wording, never a word it did not hear.
     """
-    gen = [(e, _norm(generated[s:e])) for s, e in words(generated)]
-    gen = [g for g in gen if g[1]]
-    i = 0
-    end = 0
-    for s, e in words(heard):
-        h = _norm(heard[s:e])
-        if not h:
-            continue
-        for j in range(i, min(len(gen), i + lookahead)):
-            if gen[j][1] == h:
-                end = gen[j][0]
-                i = j + 1
-                break
-    return generated[:end].rstrip()
+    return PrefixMatcher(lookahead)(generated, heard)
+
+
+class PrefixMatcher:
+    """:func:`generated_prefix` for texts that grow: called again with a longer ``generated`` and / or a longer
+    ``heard``, it tokenizes and matches only what was added (the player asks ~100 times a second while the
+    heard text changes a few times). Any other change starts over, so the result is always the same as
+    :func:`generated_prefix`'s."""
+
+    __slots__ = ("_end", "_gen", "_gen_text", "_heard", "_i", "_missed", "_result", "lookahead")
+
+    def __init__(self, lookahead: int = 8) -> None:
+        self.lookahead = lookahead
+        self._gen_text = ""
+        self._gen: list[tuple[int, int, str]] = []  # generated words: (start, end, normalized), non-empty only
+        self._reset_heard()
+
+    def _reset_heard(self) -> None:
+        self._heard = ""
+        self._i = 0  # next generated word to match
+        self._end = 0  # end of the last matched generated word
+        self._missed = False  # a heard word found no generated word (more generated text could change that)
+        self._result = ""
+
+    def __call__(self, generated: str, heard: str) -> str:
+        if generated != self._gen_text:
+            self._extend_generated(generated)
+        if heard != self._heard:
+            if heard.startswith(self._heard) and (not self._heard or heard[len(self._heard) : len(self._heard) + 1].isspace()):
+                self._match(heard, len(self._heard))
+            else:
+                self._reset_heard()
+                self._match(heard, 0)
+            self._heard = heard
+            self._result = generated[: self._end].rstrip()
+        return self._result
+
+    def _extend_generated(self, generated: str) -> None:
+        old = self._gen_text
+        if not generated.startswith(old):
+            self._gen = []
+            self._gen_text = ""
+            self._reset_heard()
+            old = ""
+        # the last word may have been cut by the end of the old text: tokenize again from its start
+        keep = len(self._gen)
+        if keep and self._gen[-1][1] >= len(old):
+            keep -= 1
+        if keep < self._i or self._missed:  # a matched word was incomplete, or a missed one may match now: start over
+            self._reset_heard()
+        del self._gen[keep:]
+        base = self._gen[-1][1] if self._gen else 0
+        for s, e in words(generated[base:]):
+            n = _norm(generated[base + s : base + e])
+            if n:
+                self._gen.append((base + s, base + e, n))
+        self._gen_text = generated
+        self._result = generated[: self._end].rstrip()
+
+    def _match(self, heard: str, offset: int) -> None:
+        gen = self._gen
+        for s, e in words(heard[offset:]):
+            h = _norm(heard[offset + s : offset + e])
+            if not h:
+                continue
+            for j in range(self._i, min(len(gen), self._i + self.lookahead)):
+                if gen[j][2] == h:
+                    self._end = gen[j][1]
+                    self._i = j + 1
+                    break
+            else:
+                self._missed = True
 
 
 @dataclass(slots=True)
 class VoicedRange:
-    """Running estimate of where non-silence begins / ends in a PCM16 byte stream."""
+    """Running estimate of where non-silence begins / ends in a PCM16 byte stream, and its pauses.
+
+    A pause is a silent run of at least ``min_gap`` bytes between voiced samples.
+    """
 
     threshold: int = 500  # |sample| above this is not silence (~ −36 dBFS)
+    min_gap: int = 2 * 16000 * 80 // 1000  # 80 ms at 16 kHz; set from the route's rate when known
     first: int | None = None
     last: int | None = None
+    gaps: list[tuple[int, int]] = field(default_factory=list)
 
     def feed(self, offset: int, pcm: bytes) -> None:
         """``pcm`` is little-endian int16 mono starting at byte ``offset`` of the segment's route."""
@@ -205,9 +317,16 @@ class VoicedRange:
         idx = np.flatnonzero(np.abs(a.astype(np.int32)) > self.threshold)
         if idx.size == 0:
             return
+        pos = offset + idx * 2  # byte offsets of the voiced samples
         if self.first is None:
-            self.first = offset + int(idx[0]) * 2
-        self.last = offset + (int(idx[-1]) + 1) * 2
+            self.first = int(pos[0])
+        elif self.last is not None and int(pos[0]) - self.last >= self.min_gap:
+            self.gaps.append((self.last, int(pos[0])))
+        if pos.size > 1:
+            d = np.diff(pos)
+            for k in np.flatnonzero(d - 2 >= self.min_gap):
+                self.gaps.append((int(pos[k]) + 2, int(pos[k + 1])))
+        self.last = int(pos[-1]) + 2
 
 
 class SegmentRecorder:
@@ -256,6 +375,7 @@ class SegmentRecorder:
         cur.voiced_start = vr.first
         # the voiced end is only meaningful once the segment is complete
         cur.voiced_end = vr.last
+        cur.gaps = vr.gaps
 
     def end(self) -> None:
         cur = self._cur
@@ -270,12 +390,13 @@ class SegmentRecorder:
     def full_text(self) -> str:
         return join_segments([s.text for s in self._spans])
 
-    def spoken(self, played_bytes: int) -> str:
+    def spoken(self, played_bytes: int, margin_bytes: int = 0) -> str:
         rate = speaking_rate(self._spans)
-        return spoken_prefix(self._spans, played_bytes, rate if rate is not None else self.default_bytes_per_char)
+        return spoken_prefix(self._spans, played_bytes, rate if rate is not None else self.default_bytes_per_char, margin_bytes)
 
 
 __all__ = [
+    "PrefixMatcher",
     "SegmentRecorder",
     "SegmentSpan",
     "VoicedRange",

@@ -140,6 +140,7 @@ class ScriptedAsr:
         self.flushes: list[tuple[str, int]] = []  # (route id, audio bytes when flushed)
         self.partial_every = partial_every_ms * RATE // 1000 * 2
         self.utterances: list[tuple[str, int]] = []  # (route id, audio bytes)
+        self.prompts: list[str] = []  # each utterance route's BOS ``meta["prompt"]`` ("" when none)
         self.clock = clock
         self.final_delay = final_delay
         self._due: list[tuple[float, StreamBuilder, list[MessageChunk]]] = []
@@ -182,6 +183,7 @@ class ScriptedAsr:
                     sid = c.stream_id
                     if c.is_begin_of_stream() and c.is_control_only():
                         seen[sid] = 0
+                        self.prompts.append(str((c.meta or {}).get("prompt", "")))
                         entry = self.transcripts.popleft() if self.transcripts else ""
                         script[sid] = [entry] if isinstance(entry, str) else list(entry) or [""]
                         texts[sid] = script[sid][-1]
@@ -544,6 +546,12 @@ class Rig:
         ptt_vad: bool = False,
         asr_delay: float = 0.0,
         turn_detector: Any = None,
+        wake_detector: Any = None,
+        memory: Any = None,
+        echo_gate: Any = None,
+        realtime: Any = None,
+        realtime_tools: Sequence[Any] = (),
+        player_class: type[VirtualPlayer] | None = None,
     ) -> None:
         self.clock = VirtualClock()
         t0 = self.clock.t
@@ -553,7 +561,7 @@ class Rig:
         self.asr = ScriptedAsr(transcripts, clock=self.clock, final_delay=asr_delay)
         self.gen = ScriptedGenerator(self.clock, replies)
         self.synth = synthesizer or ToneSynthesizer(samples_per_char)
-        self.player = VirtualPlayer(self.clock, latency_ms=latency_ms)
+        self.player = (player_class or VirtualPlayer)(self.clock, latency_ms=latency_ms)
         self.bus = EventBus()
         self.events: list[Event] = []
         self.bus.subscribe(self.events.append)
@@ -569,6 +577,11 @@ class Rig:
             ptt_vad=self.ptt_vad,
             store=store,
             turn_detector=turn_detector,
+            wake_detector=wake_detector,
+            memory=memory,
+            echo_gate=echo_gate,
+            realtime=realtime,
+            realtime_tools=realtime_tools,
             clock=self.clock,
             wall_clock=lambda: 1_700_000_000.0,
             bus=self.bus,

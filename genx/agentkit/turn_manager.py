@@ -22,6 +22,10 @@ heard (``collecting``) and the turn being answered (``answering``), and decides:
   (:func:`~genx.agentkit.backchannel.is_interruption`); when it ends short of
   that (a backchannel, a cough, a murmur misheard as a word or two), it is dismissed
   (``SpeechDismissed``): the volume comes back and the answer goes on untouched;
+* **false-interruption recovery** (hands-free, ``resume_false_stop_s``): a
+  barge-in on sound alone (no words yet) whose speech ends without words was a
+  noise: the cut answer resumes from the start of the sentence it was in
+  (:mod:`.resume`);
 * **held answers** (preemptive generation): at a pause whose transcript is
   complete, the answer starts *held*; it is committed when the turn ends with
   the same words, and dropped unheard when the user goes on.
@@ -42,6 +46,7 @@ from genx.agentkit.backchannel import is_interruption
 from genx.agentkit.core import LoopCore
 from genx.agentkit.events import ErrorKind, LoopState, SpeechDismissed, SpeechStarted, TurnReopened, UserFinal
 from genx.agentkit.metrics import TurnTimeline
+from genx.agentkit.resume import resume_split
 from genx.agentkit.spoken import join_segments
 from genx.agentkit.turns import Answer, SpeechRoute, Turn
 
@@ -72,6 +77,16 @@ class Candidate:
     turn: Turn | None = None  # the turn the speech opened
 
 
+@dataclass(slots=True, eq=False)
+class Resumable:
+    """An answer cut on sound alone: it resumes if the speech that cut it ends without words."""
+
+    answer_turn: Turn
+    answer: Answer
+    cut_at: float
+    by: Turn | None = None  # the turn of the speech that cut it
+
+
 class TurnManager:
     """See the module docstring."""
 
@@ -82,6 +97,7 @@ class TurnManager:
         self.collecting: Turn | None = None  # the user's turn being heard / transcribed
         self.answering: Turn | None = None  # the turn whose answer runs
         self.candidate: Candidate | None = None  # speech over the answer, judged as it goes on
+        self.resumable: Resumable | None = None  # the last answer cut by sound alone (see Resumable)
         # a dismissed candidate's speech routes end now (the router's; speech after it is a new onset)
         self.on_dismissed: Callable[[Turn], None] = lambda turn: None
 
@@ -122,8 +138,15 @@ class TurnManager:
                 self.candidate = Candidate(turn, ans, onset)
                 log.debug("turn %s: speech over the answer, ducked (%s)", turn.turn_id, why)
                 return True
-        self._answers.cut(turn, ans, onset, why)
+        self._cut_on_sound(turn, ans, onset, why, by=self.collecting if source == "vad" else None, resumable=source == "vad")
         return True
+
+    def _cut_on_sound(self, turn: Turn, ans: Answer, onset: float | None, why: str, *, by: Turn | None, resumable: bool) -> None:
+        """Barge in on speech whose words are not known yet; it may turn out to be a noise (see Resumable)."""
+        heard = ans.started_playing and not ans.finished and not ans.interrupted
+        self._answers.cut(turn, ans, onset, why)
+        if resumable and heard and self._core.config.resume_false_stop_s > 0:
+            self.resumable = Resumable(turn, ans, self._core.clock(), by)
 
     # -- speech over the answer ----------------------------------------------------------------
     def _candidate_of(self, turn: Turn) -> Candidate | None:
@@ -142,18 +165,21 @@ class TurnManager:
         if c is None:
             return
         if _voiced_ms(route.turn) >= self._core.config.interrupt_after_ms:
-            self._interrupt(c, f"{_voiced_ms(route.turn):.0f} ms of speech")
+            self._interrupt(c, f"{_voiced_ms(route.turn):.0f} ms of speech", wordless=not route.turn.heard_so_far())
         elif route.pauses.quiet_ms >= BACKCHANNEL_PAUSE_MS and route.current is not None and route.current.provisional:
             # it stopped short of an interruption, and the ASR has judged the words of the pause (the echo gate may
             # pass real speech only in fragments: never dismiss before the words are known): the volume comes back now
             self._dismiss(c, route.turn, route.turn.heard_so_far(route.current.provisional))
 
-    def _interrupt(self, c: Candidate, why: str) -> None:
+    def _interrupt(self, c: Candidate, why: str, *, wordless: bool = False) -> None:
         """The speech over the answer is a real interruption: the answer is cut (kept up to what was heard)."""
         self.candidate = None
         log.debug("turn %s: interrupted (%s)", c.answer_turn.turn_id, why)
         if not c.answer.finished and not c.answer.interrupted:
-            self._answers.cut(c.answer_turn, c.answer, c.onset, "barge-in")
+            if wordless:
+                self._cut_on_sound(c.answer_turn, c.answer, c.onset, "barge-in", by=c.turn, resumable=True)
+            else:
+                self._answers.cut(c.answer_turn, c.answer, c.onset, "barge-in")
         else:
             self._answers.duck(False)
 
@@ -199,6 +225,8 @@ class TurnManager:
             self.collecting = turn
             if self.candidate is not None and self.candidate.turn is None:
                 self.candidate.turn = turn
+            if self.resumable is not None and self.resumable.by is None:
+                self.resumable.by = turn
         turn.timeline.mark("speech_start", t)
         route = SpeechRoute(sid, turn, source)
         turn.routes.append(route)
@@ -228,6 +256,8 @@ class TurnManager:
             self.drop_held(turn, "the transcript changed")
             held = None
         if not text:
+            if self._maybe_resume(turn):
+                return
             if not any(u.error for u in turn.utterances):
                 core.error(ErrorKind.INPUT, "heard something but no words; listening again", turn.turn_id, level=logging.INFO)
             core.settle("nothing recognised")
@@ -238,6 +268,27 @@ class TurnManager:
             self._commit_held(turn, held)
         else:
             self.start_answer(turn)
+
+    def _maybe_resume(self, turn: Turn) -> bool:
+        """``turn`` ended without words: if its speech cut an answer on sound alone, that answer goes on."""
+        r, self.resumable = self.resumable, None
+        core = self._core
+        if r is None or r.by is not turn or core.clock() - r.cut_at > core.config.resume_false_stop_s:
+            return False
+        if self.answering is not None or not r.answer.finished or turn.conversation_id != core.conversation_id:
+            return False  # something else answers now, or the cut is not recorded yet
+        if not resume_split(r.answer.full_text(), r.answer.kept)[1]:
+            return False  # it had been heard to its end
+        resumed = self.new_turn()
+        resumed.resumed = True
+        ans = self._answers.create(resumed, held=False, prompt="")
+        ans.resume_of = r.answer
+        resumed.answer = ans
+        self.answering = resumed
+        log.info("turn %s: no words after the barge-in on %s's answer: it resumes", turn.turn_id, r.answer_turn.turn_id)
+        core.set_state(LoopState.THINKING, "resuming")
+        self._answers.launch(resumed, ans)
+        return True
 
     def _maybe_preempt(self, turn: Turn) -> None:
         """The user paused and the ASR has every word so far, but the VAD still waits for the end of the turn:
@@ -284,6 +335,7 @@ class TurnManager:
         ans = self._answers.create(turn, held=held, prompt=prompt or turn.user_text)
         turn.answer = ans
         if not held:
+            self.resumable = None  # the user has the turn: nothing resumes
             prev = self.answering
             if prev is not None and prev.answer is not None:
                 self._answers.cut(prev, prev.answer, None, "a newer question")
@@ -324,4 +376,4 @@ def _voiced_ms(turn: Turn) -> float:
     return sum(r.pauses.total_voiced_ms for r in turn.routes)
 
 
-__all__ = ["AnswerPort", "TurnManager"]
+__all__ = ["AnswerPort", "Resumable", "TurnManager"]

@@ -86,6 +86,7 @@ class Answer:
     heard_samples: int = 0
     spoken: str = ""  # the last AssistantSpoken text
     error: str = ""
+    speech_failed: bool = False  # the TTS failed: only part of the answer could be spoken
     started_playing: bool = False
     interrupted: bool = False
     finished: bool = False
@@ -94,6 +95,10 @@ class Answer:
     held: bool = False
     prompt: str = ""  # the user's words it answers
     run_done: bool = False  # generation ended (the run's task returned)
+    kept: str = ""  # when finished: the text the history keeps (what was heard)
+    # false-interruption recovery: this answer speaks again the rest of ``resume_of`` (cut by a noise)
+    resume_of: Answer | None = None
+    resume_prefix: str = ""  # the heard text of ``resume_of`` before the repeated sentence
 
     def full_text(self) -> str:
         return "".join(self.generated).strip()
@@ -112,6 +117,7 @@ class Turn:
     answer: Answer | None = None
     preempted: int = 0  # preemptive answers started for this turn (the last one may be the answer)
     capped: bool = False  # its speech reached max_utterance_s: the first part is answered, it never reopens
+    resumed: bool = False  # no user words: it goes on with the previous turn's answer (false-interruption recovery)
 
     def heard_so_far(self, partial: str = "") -> str:
         """The user's words of this turn so far (finished utterances + a partial)."""

@@ -2,7 +2,11 @@
 
 Input: utterance routes (as the VAD makes them): ``audio/L16`` blobs per StreamID
 (other rates / channel counts are converted to 16 kHz mono), closed by a
-control EOS. Other chunks pass through unchanged.
+control EOS. Other chunks pass through unchanged. A route's BOS may carry
+``meta = {"prompt": text}`` (:data:`PROMPT`): what was said just before (the
+conversation's last turn), handed to the decoder for the route's final decodes
+(flush, segment, final; never partials), see :class:`~genx.local.whisper.WhisperOptions`.
+The decoder itself (:class:`Decoder`, :class:`WhisperDecoder`) lives in :mod:`genx.local.whisper`.
 
 Output per utterance, role user, on the utterance's StreamID (a fresh one when the
 input has none):
@@ -53,13 +57,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-import os
-import re
 import time
 from collections.abc import Coroutine
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -67,203 +69,37 @@ import numpy.typing as npt
 from genx.chunk import Blob, MessageChunk, Role
 from genx.errors import Done, GenxError
 from genx.ids import new_stream_id
-from genx.local.models import DEFAULT_WHISPER, ModelLoadError, SharedModel, config_mapping, find_model, require_module
+from genx.local.models import config_mapping
 from genx.local.partials import LocalAgreement, join_text
 from genx.local.pcm import converter_to_16k_mono, dbfs, is_audio
 from genx.local.pump import spawn_transform
+from genx.local.whisper import (
+    WHISPER_WINDOW_S,
+    Audio,
+    Decoder,
+    WhisperDecoder,
+    WhisperOptions,
+    encoder_window_s,
+    plausible_transcript,
+    whisper_model,
+)
 from genx.stream import Stream, StreamBuilder
 from genx.transformers.audiostream.pcm import PCMConverter
 
-if TYPE_CHECKING:
-    from faster_whisper import WhisperModel
-
 log = logging.getLogger(__name__)
-
-_WORD_STRIP = re.compile(r"[^\w']+")
 
 PARTIAL = "partial"
 FINAL = "final"
 FLUSH = "flush"  # input control label: transcribe what the route holds so far (the speaker paused)
 PROVISIONAL = "provisional"
 SPEECH_START = "speech_start"
-
-Audio = npt.NDArray[np.float32]
+PROMPT = "prompt"  # input BOS meta key: text said before the utterance (the conversation's last turn), for its finals
 
 
 class AsrConfigError(GenxError, ValueError):
     def __init__(self, field: str, value: object, why: str) -> None:
         self.field = field
         super().__init__(f"ASR setting {field}={value!r}: {why}")
-
-
-class Decoder(Protocol):
-    """Speech to text for one clip of 16 kHz mono float32 audio. Blocking; thread-safe."""
-
-    def decode(self, audio: Audio, final: bool) -> str: ...
-
-
-@dataclass(frozen=True, slots=True)
-class WhisperOptions:
-    """How the model is loaded (part of the process-wide cache key) and decoded."""
-
-    path: str | None = None  # model directory; None = the packaged tiny.en
-    compute_type: str = "int8"
-    cpu_threads: int = 0  # 0 = all cores
-    num_workers: int = 2
-    language: str | None = "en"
-    beam_size: int = 1
-    final_beam_size: int | None = None  # None = beam_size
-    initial_prompt: str | None = None
-    no_speech_threshold: float | None = 0.6
-    log_prob_threshold: float | None = -1.0
-    # encoder window (s) for clips that fit it with window_margin_s to spare; None = always 30 s (see WhisperDecoder)
-    window_s: float | None = 10.0
-    window_margin_s: float = 4.0
-
-    def threads(self) -> int:
-        return self.cpu_threads if self.cpu_threads > 0 else max(1, os.cpu_count() or 1)
-
-
-def whisper_model(options: WhisperOptions) -> SharedModel[WhisperModel]:
-    """The shared, lazily loaded ``WhisperModel`` for these load options."""
-    require_module("faster_whisper", "faster-whisper", "the local ASR")
-    path = find_model(options.path, DEFAULT_WHISPER)
-    threads, workers, compute = options.threads(), max(1, options.num_workers), options.compute_type
-
-    def load() -> WhisperModel:
-        from faster_whisper import WhisperModel
-
-        if not (path / "model.bin").exists():
-            raise ModelLoadError("Whisper model (CTranslate2 directory with model.bin)", path, "model.bin is missing")
-        try:
-            return WhisperModel(
-                str(path), device="cpu", compute_type=compute, cpu_threads=threads, num_workers=workers, local_files_only=True
-            )
-        except Exception as exc:
-            raise ModelLoadError("Whisper model (CTranslate2)", path, exc) from exc
-
-    return SharedModel(("whisper", str(path.resolve()), compute, threads, workers), load, f"Whisper model {path}")
-
-
-WHISPER_WINDOW_S = 30.0
-
-
-def encoder_window_s(duration_s: float, window_s: float | None, margin_s: float) -> float:
-    """The encoder window for a clip: ``window_s`` while the clip fits it with ``margin_s`` to spare, else longer (≤ 30 s)."""
-    if window_s is None:
-        return WHISPER_WINDOW_S
-    return min(WHISPER_WINDOW_S, max(window_s, math.ceil(duration_s + margin_s)))
-
-
-def plausible_transcript(text: str, duration_s: float) -> bool:
-    """False for what a shortened encoder window tends to hallucinate: the start said again, or too many words for the audio."""
-    w = [x for x in (_WORD_STRIP.sub("", t.lower()) for t in text.split()) if x]
-    if len(w) > 5.0 * duration_s + 4:
-        return False
-    if any(w[i] == w[i + 1] == w[i + 2] == w[i + 3] for i in range(len(w) - 3)):
-        return False  # one word looping ("clean, clean, clean, clean")
-    # the first k words said again (or at least their first three) right after them
-    return not any(w[k : k + min(k, 3)] == w[: min(k, 3)] for k in range(2, len(w) - 1) if len(w) - k >= min(k, 3))
-
-
-class WhisperDecoder:
-    """faster-whisper tuned for short utterances: greedy, English, no timestamps, no VAD filter.
-
-    Short windows: Whisper's encoder is trained on 30 s windows, and faster-whisper
-    always pads a clip's features to 30 s; the encoder is most of a short clip's
-    cost (~310 of ~400 ms for 2 s of speech on 2 cores). CTranslate2 (≥ 4) also
-    encodes shorter feature windows, so a clip that fits ``window_s`` with
-    ``window_margin_s`` to spare is decoded in a ``window_s`` window with the same
-    prompt, token suppression and no-speech rule as faster-whisper's greedy
-    pass. Measured on 63 short English clips (piper and espeak-ng voices): 10 s
-    windows gave WER 0.131 vs 0.145 at 30 s, 3.1x faster (median 166 vs 519 ms);
-    8 s or less made the model repeat the sentence. A transcript that still looks
-    hallucinated (:func:`plausible_transcript`), or a CTranslate2 that refuses the
-    window, falls back to the full 30 s decode.
-    """
-
-    def __init__(self, options: WhisperOptions | None = None) -> None:
-        self.options = options or WhisperOptions()
-        self.model = whisper_model(self.options)
-        self._short: tuple[Any, list[int], list[int]] | None = None  # tokenizer, prompt, suppressed tokens
-        self._short_ok = self.options.window_s is not None
-        self.short_decodes = 0
-        self.full_decodes = 0
-
-    async def warm(self) -> None:
-        await self.model.warm()
-
-    def decode(self, audio: Audio, final: bool) -> str:
-        o = self.options
-        model = self.model.get()
-        duration = audio.size / 16000.0
-        window = encoder_window_s(duration, o.window_s, o.window_margin_s)
-        if self._short_ok and window < WHISPER_WINDOW_S:
-            text = self._decode_window(model, audio, window, final)
-            if text is not None:
-                self.short_decodes += 1
-                return text
-        self.full_decodes += 1
-        return self._transcribe(model, audio, final)
-
-    def _decode_window(self, model: WhisperModel, audio: Audio, window_s: float, final: bool) -> str | None:
-        o = self.options
-        try:
-            from faster_whisper.transcribe import get_ctranslate2_storage
-
-            if self._short is None:
-                from faster_whisper.tokenizer import Tokenizer
-                from faster_whisper.transcribe import get_suppressed_tokens
-
-                tok = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language=o.language or "en")
-                self._short = (tok, model.get_prompt(tok, [], without_timestamps=True), list(get_suppressed_tokens(tok, (-1,))))
-            tok, prompt, suppressed = self._short
-            frames = int(window_s * 100)
-            feats = model.feature_extractor(audio)[:, :frames]
-            feats = np.pad(feats, ((0, 0), (0, frames - feats.shape[-1])))
-            enc = model.model.encode(get_ctranslate2_storage(np.ascontiguousarray(feats[None])), to_cpu=False)
-            duration = audio.size / 16000.0
-            max_length = len(prompt) + min(440 - len(prompt), int(8 * duration) + 16)
-            res = model.model.generate(
-                enc,
-                [prompt],
-                beam_size=(o.final_beam_size or o.beam_size) if final else o.beam_size,
-                max_length=max_length,
-                return_scores=True,
-                return_no_speech_prob=True,
-                suppress_blank=True,
-                suppress_tokens=suppressed,
-            )[0]
-        except Exception as exc:  # an older CTranslate2 (30 s windows only) or changed faster-whisper internals
-            self._short_ok = False
-            log.warning("Whisper short-window decoding unavailable (%s); using 30 s windows", exc)
-            return None
-        tokens = res.sequences_ids[0]
-        avg_logprob = res.scores[0] * len(tokens) / (len(tokens) + 1)
-        if o.no_speech_threshold is not None and res.no_speech_prob > o.no_speech_threshold:
-            if o.log_prob_threshold is None or avg_logprob <= o.log_prob_threshold:
-                return ""
-        text = str(tok.decode(tokens)).strip()
-        if not plausible_transcript(text, duration):
-            log.debug("Whisper %.0f s window: implausible transcript %r; decoding again in 30 s", window_s, text)
-            return None
-        return text
-
-    def _transcribe(self, model: WhisperModel, audio: Audio, final: bool) -> str:
-        o = self.options
-        segments, _info = model.transcribe(
-            audio,
-            language=o.language,
-            beam_size=(o.final_beam_size or o.beam_size) if final else o.beam_size,
-            without_timestamps=True,
-            condition_on_previous_text=False,
-            vad_filter=False,
-            temperature=0.0,
-            initial_prompt=o.initial_prompt,
-            no_speech_threshold=o.no_speech_threshold,
-            log_prob_threshold=o.log_prob_threshold,
-        )
-        return " ".join(s.text.strip() for s in segments).strip()
 
 
 @dataclass(frozen=True, slots=True)
@@ -382,7 +218,7 @@ class _AsrCall:
                         old = routes.pop(sid, None)
                         if old is not None:
                             old.end("")
-                        self._open(sid, c.timestamp)
+                        self._open(sid, c.timestamp, route_prompt(c))
                     if c.label == FLUSH and sid in routes and not c.is_end_of_stream():
                         routes[sid].flush()
                     if c.is_end_of_stream() and sid in routes:
@@ -402,12 +238,19 @@ class _AsrCall:
                 t.cancel()
             raise
 
-    def _open(self, sid: str, ts: int) -> _Utterance:
+    def _open(self, sid: str, ts: int, prompt: str = "") -> _Utterance:
         assert self.out is not None
-        u = self.routes[sid] = _Utterance(self, sid or new_stream_id())
+        u = self.routes[sid] = _Utterance(self, sid or new_stream_id(), prompt)
         self.live.append(u)
         self.out.push(MessageChunk.bos(u.sid, role=Role.USER, label=SPEECH_START, timestamp=ts))
         return u
+
+
+def route_prompt(c: MessageChunk) -> str:
+    """The context text an utterance route's BOS carries (``meta[PROMPT]``), or ""."""
+    meta = c.meta if isinstance(c.meta, dict) else {}
+    value = meta.get(PROMPT)
+    return value.strip() if isinstance(value, str) else ""
 
 
 @dataclass(slots=True)
@@ -416,6 +259,7 @@ class _Utterance:
 
     call: _AsrCall
     sid: str
+    prompt: str = ""  # context for the final decodes (the BOS meta's PROMPT)
     buf: bytearray = field(default_factory=bytearray)  # 16 kHz mono int16, the whole utterance
     seg_start: int = 0  # byte offset of the open segment
     closed: list[str] = field(default_factory=list)  # decoded text of closed segments (for the final)
@@ -530,7 +374,7 @@ class _Utterance:
         if samples.size < s.min_decode_ms * 16 or dbfs(samples) < s.silence_dbfs:
             return ""
         audio = samples.astype(np.float32) / 32768.0
-        return await asyncio.to_thread(self.call.decoder.decode, audio, final)
+        return await asyncio.to_thread(self.call.decoder.decode, audio, final, self.prompt if final else "")
 
     def _maybe_partial(self) -> None:
         s = self.call.settings
@@ -636,14 +480,20 @@ def from_config(spec: object = None, secrets: object = None, *, decoder: Decoder
 __all__ = [
     "FINAL",
     "PARTIAL",
+    "PROMPT",
     "SPEECH_START",
+    "WHISPER_WINDOW_S",
     "AsrConfigError",
     "AsrSettings",
     "AsrTransformer",
+    "Audio",
     "Decoder",
     "WhisperDecoder",
     "WhisperOptions",
+    "encoder_window_s",
     "from_config",
+    "plausible_transcript",
     "quietest_cut",
+    "route_prompt",
     "whisper_model",
 ]

@@ -4,14 +4,15 @@ Owns: the fact store (:mod:`.store`: SQLite with WAL and FTS5 in the user
 data dir, schema migrations in :mod:`.schema`), the attribute vocabulary
 (:mod:`.vocabulary`), deterministic extraction (:mod:`.rules`) and explicit
 requests (:mod:`.intents`), model extraction through a segmentor and a
-profiler (:mod:`.extract`), recall within a token budget (:mod:`.recall`) and
+profiler (:mod:`.extract`), recall within a token budget (:mod:`.recall`), where recalled facts go in
+an answer's context (:mod:`.context`) and
 the service the voice loop calls (:mod:`.service`).
 
 The API the loop uses (see :class:`Memory`)::
 
     memory = Memory(path=None, enabled=True, extractor=ModelExtractor(segmentor, profiler))
     ans = await memory.start_answer(user_text, turn_id=…, conversation_id=…)   # answer start
-    ctx = MultiModelContext(history_ctx, ans.context())                          # facts as a "memory" prompt
+    ctx = ans.in_context(history_ctx)             # the facts as a system message before the user's words
     …
     memory.after_turn(TurnInfo(user_text, turn_id, conversation_id, at))         # after the turn is stored
     await memory.aclose()
@@ -21,6 +22,7 @@ Does not own: the generators, segmentors, profilers or labelers it is given
 (``genx.agentkit``), the UI. Nothing here writes a fact's words to a log.
 """
 
+from genx.memory.context import memory_note, with_memory
 from genx.memory.extract import ModelExtractor
 from genx.memory.intents import Intent, match_intent
 from genx.memory.recall import Recalled, Recaller
@@ -53,4 +55,6 @@ __all__ = [
     "TurnInfo",
     "default_path",
     "match_intent",
+    "memory_note",
+    "with_memory",
 ]

@@ -30,10 +30,8 @@ from genx.labelers import Label
 from genx.labelers.keywords import KeywordLabeler
 from genx.memory.store import Fact, MemoryStore
 from genx.memory.vocabulary import RELATIONS, USER, label_pattern, normalize_words
-from genx.model import ModelContext, ModelContextBuilder
 
 HEADER = "What you remember about the user from earlier conversations (use it only when it helps):"
-PROMPT_NAME = "memory"
 
 _STOP = frozenset(
     "a an the and or of to in on at for from by with about is are am was were be been do does did doing done have has had "
@@ -76,14 +74,6 @@ class Recalled:
         if not self.facts:
             return ""
         return self.header + "\n" + "\n".join(f"- {f.text}" for f in self.facts)
-
-    def context(self) -> ModelContext:
-        """A context with one system prompt named ``memory`` (none when nothing was recalled)."""
-        b = ModelContextBuilder()
-        text = self.text()
-        if text:
-            b.prompt(text, name=PROMPT_NAME)
-        return b.build()
 
 
 @dataclass(slots=True)
@@ -187,4 +177,4 @@ class Recaller:
         return out
 
 
-__all__ = ["HEADER", "PROMPT_NAME", "Recalled", "Recaller", "content_words", "estimate_tokens", "pack", "unpack"]
+__all__ = ["HEADER", "Recalled", "Recaller", "content_words", "estimate_tokens", "pack", "unpack"]

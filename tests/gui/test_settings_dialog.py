@@ -210,11 +210,11 @@ def test_turn_taking_choices_are_shown_and_saved_only_where_the_user_changed_the
     cfg = tmp_path / "config.toml"
     d = dialog(aloop, qtbot, cfg)
     assert d.turn_combo.currentData() == "smart-turn"  # the default, shown
-    assert (d.max_wait_spin.value(), round(d.turn_threshold_spin.value(), 3), d.duck_check.isChecked()) == (2500, 0.03, False)
+    assert (d.max_wait_spin.value(), round(d.turn_threshold_spin.value(), 3), d.duck_check.isChecked()) == (2500, 0.03, True)
     d.turn_combo.setCurrentIndex(d.turn_combo.findData("silence"))
     d.max_wait_spin.setValue(1800)
     d.turn_threshold_spin.setValue(0.08)
-    d.duck_check.setChecked(True)
+    d.duck_check.setChecked(False)
     _save(aloop, d)
     assert d.error_label.isHidden(), d.error_label.text()
     s = load_settings(cfg)
@@ -222,6 +222,70 @@ def test_turn_taking_choices_are_shown_and_saved_only_where_the_user_changed_the
         "silence",
         1800,
         0.08,
-        True,
+        False,
     )
     assert "turn_check_ms" not in cfg.read_text()  # untouched defaults stay out of the file
+
+
+def test_the_wake_word_is_off_by_default_named_in_the_dialog_and_saved_when_ticked(aloop, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    cfg = tmp_path / "config.toml"
+    d = dialog(aloop, qtbot, cfg)
+    assert not d.wake_check.isChecked()
+    assert "Hey Jarvis" in d.wake_check.text()
+    d.wake_check.setChecked(True)
+    _save(aloop, d)
+    assert d.error_label.isHidden(), d.error_label.text()
+    s = load_settings(cfg)
+    assert (s.loop.wake_word, s.loop.wake_word_model) == (True, "hey_jarvis")
+    assert "wake_word_model" not in cfg.read_text()
+
+
+def test_the_global_talk_key_says_how_it_works_on_wayland_and_x11_and_saves_the_choice(aloop, qtbot, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
+    monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS", raising=False)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    cfg = tmp_path / "config.toml"
+    d = dialog(aloop, qtbot, cfg)
+    assert not d.global_check.isChecked()
+    assert d.global_status.text().startswith("Off")
+    d.hotkey_edit.setKeySequence("F9")
+    d.global_check.setChecked(True)
+    assert d.global_status.text().startswith("Window only: Wayland")
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1/bus")
+    d.global_check.setChecked(False)
+    d.global_check.setChecked(True)
+    assert "global shortcuts portal" in d.global_status.text()
+    monkeypatch.delenv("WAYLAND_DISPLAY")
+    monkeypatch.setenv("XDG_SESSION_TYPE", "x11")
+    monkeypatch.setenv("DISPLAY", ":0")
+    d.hotkey_edit.setKeySequence("Space")
+    assert "types into other applications" in d.global_status.text()
+    d.hotkey_edit.setKeySequence("F9")
+    assert d.global_status.text() == "Active: F9 works in every window (X11)."
+    _save(aloop, d)
+    assert d.error_label.isHidden(), d.error_label.text()
+    s = load_settings(cfg)
+    assert (s.ui.hotkey, s.ui.global_hotkey) == ("F9", True)
+
+
+def test_a_configured_realtime_model_can_be_chosen_and_switched_off_again(aloop, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[[realtime]]\nname = "realtime/openai"\nkind = "openai-realtime"\nmodel = "gpt-realtime"\n', encoding="utf-8")
+    d = dialog(aloop, qtbot, cfg, load_settings(cfg))
+    assert d.realtime_combo.isEnabled() and d.realtime_combo.currentData() == ""  # off: the cascade
+    assert [d.realtime_combo.itemData(i) for i in range(d.realtime_combo.count())] == ["", "realtime/openai"]
+    d.realtime_combo.setCurrentIndex(d.realtime_combo.findData("realtime/openai"))
+    _save(aloop, d)
+    assert d.error_label.isHidden(), d.error_label.text()
+    s = load_settings(cfg)
+    assert (s.loop.pipeline, s.loop.realtime) == ("realtime", "realtime/openai")
+    d2 = dialog(aloop, qtbot, cfg, s)
+    assert d2.realtime_combo.currentData() == "realtime/openai"
+    d2.realtime_combo.setCurrentIndex(0)
+    _save(aloop, d2)
+    assert (load_settings(cfg).loop.pipeline, load_settings(cfg).loop.realtime) == ("cascade", "realtime/openai")
+
+
+def test_without_a_realtime_model_the_choice_is_off_and_disabled(aloop, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    d = dialog(aloop, qtbot, tmp_path / "config.toml")
+    assert not d.realtime_combo.isEnabled() and d.realtime_combo.currentData() == ""

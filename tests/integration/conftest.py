@@ -7,7 +7,6 @@ cached per text for the session. They skip (not fail) when a model package or th
 
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
 import wave
@@ -17,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bench.wer import normalize as normalize  # re-exported for the tests
+from bench.wer import wer as corpus_wer
 from genx.chunk import MessageChunk
 from genx.transformers.audiostream.pcm import resample
 
@@ -39,24 +40,9 @@ SENTENCES: tuple[str, ...] = (
 )
 
 
-_NUMBER_WORDS = (
-    "zero one two three four five six seven eight nine ten "
-    "eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty"
-).split()
-
-
-def normalize(text: str) -> str:
-    """Lower case, no punctuation, small numbers as words, single spaces (what WER compares)."""
-    t = text.lower().replace("-", " ")
-    t = re.sub(r"[^a-z0-9' ]+", " ", t)
-    t = re.sub(r"\b(\d|1\d|20)\b", lambda m: _NUMBER_WORDS[int(m.group(1))], t)
-    return re.sub(r"\s+", " ", t).strip()
-
-
 def wer(references: Sequence[str], hypotheses: Sequence[str]) -> float:
-    import jiwer
-
-    return float(jiwer.wer([normalize(r) for r in references], [normalize(h) or "<empty>" for h in hypotheses]))
+    """Corpus WER of the transcripts (bench.wer: normalized, numbers as words)."""
+    return corpus_wer(zip(references, hypotheses, strict=True))
 
 
 def silence(ms: int) -> bytes:

@@ -20,7 +20,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 
-from pulse import PA_MIC, PA_SPEAKER, PulseServer, Recorder, loud_span, window_rms_dbfs, write_wav
+from pulse import PA_MIC, PA_SPEAKER, SPEAKER_SINK, PulseServer, Recorder, loud_span, window_rms_dbfs, write_wav
 
 from genx.agentkit.events import (
     AssistantDelta,
@@ -350,3 +350,63 @@ async def test_a_long_monologue_is_cut_at_the_limit_and_its_start_answered(
     assert errs and "6 s" in errs[0].message
     assert len(live.of(UserFinal)) >= 1
     assert norm_words(live.of(UserFinal)[0].text)
+
+
+async def test_quitting_mid_answer_stores_what_was_heard_within_one_deadline_and_closes_the_devices(
+    pulse_env: PulseServer, tmp_path: Path, speak: Callable[[str], bytes]
+) -> None:
+    from genx.deadline import Deadline
+
+    live = Live(pulse_env, tmp_path, system_prompt=STORYTELLER)
+    await live.__aenter__()
+    try:
+        await asyncio.sleep(0.5)
+        live.say(speak(LONG_QUESTION))
+        await live.wait_for(lambda: live.reached(LoopState.SPEAKING), 120, "speech")
+        await wait_until_mid_answer(live)
+        heard_before = live.of(AssistantSpoken)[-1].spoken_text
+        t0 = time.monotonic()
+        await live.session.close(Deadline.after(3.0))  # what the window does at quit, with a tighter budget
+        elapsed = time.monotonic() - t0
+    finally:
+        if live.rec is not None:
+            live.rec.stop()
+    assert elapsed < 3.0 + 0.5, f"closing took {elapsed:.2f} s"
+    recs = live.store.load(live.loop.conversation_id)  # a fresh read of the file: the turn is on disk
+    assert [r.interrupted for r in recs] == [True], live.timeline()
+    stored, generated = norm_words(recs[0].assistant_text), norm_words(recs[0].generated_text)
+    assert stored and generated[: len(stored)] == stored and len(stored) < len(generated)
+    assert len(stored) >= len(norm_words(heard_before))  # nothing heard before the quit was lost
+    assert (live.session.player.state, live.session.capture.state) == ("closed", "closed")
+
+
+async def test_a_speaker_that_stops_mid_answer_keeps_what_was_heard_reports_it_and_parley_answers_again(
+    pulse_env: PulseServer, tmp_path: Path, speak: Callable[[str], bytes]
+) -> None:
+    from genx.agentkit.events import ErrorKind, LoopError
+
+    async with Live(pulse_env, tmp_path, system_prompt=STORYTELLER) as live:
+        await asyncio.sleep(0.5)
+        live.say(speak(LONG_QUESTION))
+        await live.wait_for(lambda: live.reached(LoopState.SPEAKING), 120, "speech")
+        await wait_until_mid_answer(live)
+        lost_at = time.monotonic()
+        pulse_env.pactl("suspend-sink", SPEAKER_SINK, "1")  # the speaker stops taking audio, as a dead device does
+        try:
+            await live.wait_for(lambda: bool(live.of(AssistantDone)), 15, "the answer to end after the loss")
+        finally:
+            pulse_env.pactl("suspend-sink", SPEAKER_SINK, "0")
+        ended_in = time.monotonic() - lost_at
+        done = live.of(AssistantDone)[0]
+        errors = [e for e in live.of(LoopError) if e.kind is ErrorKind.PLAYER]
+        await live.loop.flush_store()
+        cut = assert_stored_cut_is_a_strict_prefix(live, done)
+        assert ended_in < 10.0, f"the answer ended {ended_in:.1f} s after the loss:\n{live.timeline()}"
+        assert errors and all(e.recoverable for e in errors), live.timeline()
+        assert cut.error
+        # Parley is still there: it reopens the speaker and answers the next question
+        await live.wait_for(lambda: live.loop.state is LoopState.LISTENING, 30, "listening again")
+        await asyncio.sleep(1.0)
+        live.say(speak(SKY_QUESTION))
+        await live.wait_for(lambda: len(live.of(AssistantDone)) >= 2, 180, "the next answer")
+        assert not live.of(AssistantDone)[1].error, live.timeline()

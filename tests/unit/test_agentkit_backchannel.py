@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from genx.agentkit.backchannel import classify, is_interruption
+from genx.agentkit.echo import EchoGate, FarEndTimeline
 from genx.agentkit.events import AssistantDone, BargeIn, SpeechDismissed, UserFinal
 from genx.agentkit.loop import LoopConfig
 from genx.agentkit.testing import Reply, Rig
@@ -83,6 +84,23 @@ async def test_a_backchannel_while_parley_speaks_ducks_the_answer_which_then_goe
     t_duck = rig.player.ducks[0][0] - rig.t0
     assert 4.0 <= t_duck <= 4.0 + 0.2  # at the onset (the VAD's decision), not after the words
     assert [(t.user_text, t.interrupted) for t in rig.loop.history.turns()] == [("tell me a story", False)]
+    await rig.stop()
+
+
+async def test_while_ducked_the_echo_far_end_holds_the_ducked_level_so_the_gate_can_hear_the_user() -> None:
+    # The gate compares the microphone with the far end: if the far end kept the full level while the
+    # player is 24 dB down, the user's words over a ducked answer would be gated as "echo".
+    gate = EchoGate(FarEndTimeline(keep=10.0))
+    rig = await _rig(speech=[(0.5, 1.5), (4.0, 4.4)], transcripts=["tell me a story", "mm-hm"], replies=[STORY], echo_gate=gate)
+    await rig.run_until(3.9)
+    t = rig.clock()
+    before = gate.far.level_db(t - 0.3, t)
+    await rig.run_until(4.5)
+    assert rig.player.ducks and rig.player.ducks[-1][1] == rig.loop.config.duck_db, "not ducked yet"
+    t = rig.clock()
+    during = gate.far.level_db(t - 0.2, t - 0.1)
+    assert before > -40.0, before  # the answer was playing
+    assert during - before == pytest.approx(rig.loop.config.duck_db, abs=3.0)
     await rig.stop()
 
 

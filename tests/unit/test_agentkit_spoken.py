@@ -167,3 +167,47 @@ def test_generated_prefix_never_claims_a_word_that_was_not_heard() -> None:
     assert generated_prefix("One two three.", "zebra") == ""
     assert generated_prefix("One, two; three!", "one two") == "One, two;"
     assert generated_prefix("好的，我来讲一个。", "好的，我") == "好的，我"
+
+
+def _uneven_voice(text: str, seed: int = 7) -> tuple[bytes, list[tuple[str, int]]]:
+    """A voice unlike the estimator's assumption: every character 25-95 ms (random), 20 ms between words, a
+    350 ms pause after each comma. Returns the audio and each word with the byte where its sound ends."""
+    import random
+
+    rnd = random.Random(seed)
+    rate = 16000
+    out = bytearray()
+    ends: list[tuple[str, int]] = []
+    for w in text.split(" "):
+        for ch in w:
+            if ch.isalnum():
+                n = rnd.randint(25, 95) * rate // 1000
+                out += (np.full(n, 8000 if len(out) % 4 == 0 else -8000, dtype="<i2")).tobytes()
+        ends.append((w, len(out)))
+        pause_ms = 350 if w.endswith(",") else 20
+        out += bytes(2 * pause_ms * rate // 1000)
+    return bytes(out), ends
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_the_heard_text_never_claims_a_word_whose_sound_has_not_ended_with_an_uneven_voice(seed: int) -> None:
+    from genx.agentkit.heard import HEARD_MARGIN_S
+
+    text = "Well, I think the answer is yes, most of the time, but it depends on the weather."
+    pcm, ends = _uneven_voice(text, seed)
+    rec = SegmentRecorder()
+    rec.begin(text)
+    for i in range(0, len(pcm), 640):
+        rec.audio(pcm[i : i + 640])
+    rec.end()
+    margin = 2 * round(HEARD_MARGIN_S * 16000)
+    worst_missing = 0
+    for played in range(0, len(pcm) + 320, 320):  # every 10 ms
+        heard = rec.spoken(played, margin).split()
+        truly = [w for w, end in ends if end <= played]
+        assert heard == [w for w, _ in ends[: len(heard)]]
+        over = [w for w, end in ends[: len(heard)] if end > played]
+        assert not over, f"at {played / 32000:.2f} s claimed {over} before its sound ended"
+        worst_missing = max(worst_missing, len(truly) - len(heard))
+    assert rec.spoken(len(pcm)) == text
+    assert worst_missing <= 2  # conservative, not blind

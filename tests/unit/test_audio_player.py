@@ -476,3 +476,21 @@ async def test_duck_lowers_the_next_blocks_by_the_given_decibels_and_restoring_b
     assert up[0] < up[1] == level
     assert await block_levels() == [level, level]
     await p.close()
+
+
+async def test_blocks_handed_out_in_a_burst_are_heard_one_after_the_other_not_all_at_once() -> None:
+    # PortAudio over PulseAudio may call back many times in a row to fill a deep server buffer, each call
+    # reporting a small DAC delay: the blocks still play in sequence, so only one block's worth is heard 20 ms on.
+    clock = Clock()
+    p, _, dev = await started_player(clock=clock, lead_blocks=12)
+    b = StreamBuilder()
+    b.push_many(route("r1", ramp(BLOCK * 10)))
+    p.play(b.stream)
+    await settle()
+    for _ in range(8):
+        dev.pump(dac_delay=0.040)  # eight blocks in the same instant
+        await settle()
+    clock.t += 0.060  # the first block (audible from +40 ms) has just ended; the rest wait their turn
+    result = await p.stop()
+    assert result["r1"].samples_played == 8 * BLOCK
+    assert result["r1"].samples_heard == BLOCK

@@ -39,12 +39,14 @@ class FakeDecoder:
     hold_finals: threading.Event | None = None
     fail: BaseException | None = None
     calls: list[tuple[int, bool]] = field(default_factory=list)
+    prompts: list[tuple[bool, str]] = field(default_factory=list)  # (final, prompt) per call
     partial_running: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def decode(self, audio: np.ndarray, final: bool) -> str:  # type: ignore[type-arg]
+    def decode(self, audio: np.ndarray, final: bool, prompt: str = "") -> str:  # type: ignore[type-arg]
         with self.lock:
             self.calls.append((audio.size, final))
+            self.prompts.append((final, prompt))
         if self.fail is not None:
             raise self.fail
         if not final and self.hold_partials is not None:
@@ -251,7 +253,7 @@ class SlowFirstDecoder(FakeDecoder):
     second_done: threading.Event = field(default_factory=threading.Event)
     finals_seen: int = 0
 
-    def decode(self, audio: np.ndarray, final: bool) -> str:  # type: ignore[type-arg]
+    def decode(self, audio: np.ndarray, final: bool, prompt: str = "") -> str:  # type: ignore[type-arg]
         if final:
             with self.lock:
                 self.finals_seen += 1

@@ -10,20 +10,8 @@ import pytest
 from genx.chunk import Blob, MessageChunk, StreamCtrl, Text
 from genx.errors import Done
 from genx.local.pcm import L16_16K_MONO
-from genx.local.vad import (
-    END,
-    END_UTTERANCE,
-    IDLE,
-    SPEECH,
-    START,
-    SpeechEvent,
-    SpeechTrimmer,
-    UtteranceDetector,
-    VadConfigError,
-    VadSettings,
-    VadTransformer,
-    from_config,
-)
+from genx.local.vad import END_UTTERANCE, VadTransformer, from_config
+from genx.local.vad_segment import END, IDLE, SPEECH, START, SpeechEvent, SpeechTrimmer, UtteranceDetector, VadConfigError, VadSettings
 from genx.stream import StreamBuilder, collect, stream_of
 from genx.transformers.audiostream.pcm import AudioFormatError
 from tests.contract.transformer_contract import ContractCase, check_transformer_contract

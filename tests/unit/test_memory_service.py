@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from invoke_fakes import InvokeScript
 
-from genx.memory import Memory, ModelExtractor, TurnInfo
+from genx.chunk import Role
+from genx.memory import Memory, ModelExtractor, TurnInfo, memory_note
+from genx.model import ModelContextBuilder
 from genx.profilers.generator import GeneratorProfiler
 from genx.segmentors.generator import GeneratorSegmentor
 from genx.structured import GeneratorRef
@@ -36,8 +38,11 @@ async def test_a_fact_told_in_one_conversation_is_recalled_in_a_new_one_after_a_
     m2 = Memory(tmp_path / "m.sqlite3")
     ans = await m2.start_answer("Which city do I live in?", turn_id="t9", conversation_id="conv-2")
     assert [f.value for f in ans.recalled.facts] == ["Berlin"]
-    [prompt] = list(ans.context().prompts())
-    assert prompt.name == "memory" and "The user lives in Berlin." in prompt.text
+    ctx = ans.in_context(ModelContextBuilder().user("Which city do I live in?").build())
+    assert list(ctx.prompts()) == []  # a system prompt would replace the generator's own
+    note, question = list(ctx.messages())
+    assert (note.role, question.text()) == (Role.SYSTEM, "Which city do I live in?")
+    assert "The user lives in Berlin." in note.text() and memory_note(ctx) == note.text()
     [fact] = await m2.facts()
     assert (fact.turn_id, fact.conversation_id, fact.source) == ("t1", "conv-1", "rules")
     await m2.aclose()

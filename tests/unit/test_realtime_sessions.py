@@ -431,3 +431,67 @@ async def test_an_expired_openai_session_starts_fresh_with_the_conversation_repl
         ("user", "And its second city?"),
     ]
     assert "".join(c.part.text for c in chunks if isinstance(c.part, Text)) == "Paris.Lyon."
+
+
+async def test_a_response_whose_end_was_pulled_is_still_truncated_by_its_stream_id_without_a_cancel() -> None:
+    received: list[Any] = []
+    got = asyncio.Event()
+
+    async def server(conn: ServerConnection) -> None:
+        await openai_setup(conn)
+        await recv_until(conn, "response.create")
+        await send(conn, {"type": "response.created", "response": {"id": "resp_1"}})
+        for _ in range(5):
+            await send(conn, delta("resp_1", tone(100, 24000), "item_9"))
+        await send(conn, done("resp_1"))
+        received.append(await recv_json(conn))
+        got.set()
+        await conn.wait_closed()
+
+    async with ws_server(server) as url:
+        inp = StreamBuilder()
+        inp.push(MessageChunk.text("Hi", role=Role.USER))
+        out = await RealtimeTransformer(OpenAIRealtimeDialect, config(url), MANUAL).transform(inp.stream)
+        chunks: list[MessageChunk] = []
+        while not (chunks and chunks[-1].is_end_of_stream() and chunks[-1].role == Role.ASSISTANT):
+            chunks.append(await out.next())  # everything, the response's EOS too (a player buffers it)
+        sid = chunks[-1].stream_id
+        assert out.interrupt(120) is None  # no active response any more
+        cut = out.interrupt(120, stream_id=sid)
+        await got.wait()
+        again = out.interrupt(300, stream_id=sid)
+        inp.done()
+        await pull_all(out)
+    assert cut is not None and (cut.response_id, cut.item_id, cut.played_ms) == ("resp_1", "item_9", 120)
+    assert received == [{"type": "conversation.item.truncate", "item_id": "item_9", "content_index": 0, "audio_end_ms": 120}]
+    assert again is None  # cut once
+
+
+async def test_a_model_given_a_history_replays_it_as_text_items_before_the_first_input() -> None:
+    from genx.transformers.realtime.events import HistoryItem
+
+    frames: list[Any] = []
+    got = asyncio.Event()
+
+    async def server(conn: ServerConnection) -> None:
+        await openai_setup(conn)
+        frames.extend([await recv_json(conn) for _ in range(4)])
+        got.set()
+        await conn.wait_closed()
+
+    async with ws_server(server) as url:
+        model = RealtimeTransformer(OpenAIRealtimeDialect, config(url), MANUAL).with_history(
+            [HistoryItem("user", "Tell me a story"), HistoryItem("assistant", "Once upon a time"), HistoryItem("user", " ")]
+        )
+        inp = StreamBuilder()
+        inp.push(MessageChunk.text("Go on", role=Role.USER))
+        out = await model.transform(inp.stream)
+        await got.wait()
+        inp.done()
+        await out.close()
+    assert [(f["type"], f.get("item", {}).get("role"), f.get("item", {}).get("content")) for f in frames] == [
+        ("conversation.item.create", "user", [{"type": "input_text", "text": "Tell me a story"}]),
+        ("conversation.item.create", "assistant", [{"type": "output_text", "text": "Once upon a time"}]),
+        ("conversation.item.create", "user", [{"type": "input_text", "text": "Go on"}]),
+        ("response.create", None, None),
+    ]

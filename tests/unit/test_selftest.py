@@ -87,7 +87,7 @@ def test_offline_stack_keeps_configured_offline_components() -> None:
     assert (stack.generator.name, stack.voice.name, stack.asr.name, stack.vad.name) == (
         "offline/smollm2",
         "tts/joe",
-        "asr/whisper-tiny-en",
+        "asr/whisper-base",
         "vad/webrtc",
     )
     assert stack.notes == {}

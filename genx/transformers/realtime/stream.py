@@ -30,15 +30,18 @@ class RealtimeSessionStream(InvocationStream):
         super().__init__(call.inv)
         self._call = call
 
-    def interrupt(self, played_ms: float | None = None) -> Interruption | None:
+    def interrupt(self, played_ms: float | None = None, *, stream_id: str = "") -> Interruption | None:
         """Barge-in: cut the playing response at ``played_ms`` (default: the audio pulled from this stream).
+
+        ``stream_id`` names the response (its route): one whose EOS was already
+        pulled (a player that buffers still plays it) is truncated all the same.
 
         Drops its unpulled output (the pulled prefix stays), ends its channels
         with EOS(error="interrupted") and tells the provider (OpenAI:
         ``response.cancel`` while it runs, ``conversation.item.truncate`` at
         ``played_ms``). None when no response is active. Call from the event loop.
         """
-        return self._call.interrupt(played_ms)
+        return self._call.interrupt(played_ms, stream_id)
 
     def send_tool_result(self, result: ToolResult) -> None:
         """Answer a tool call (same as pushing :func:`tool_result_chunk` into the input)."""

@@ -1,0 +1,189 @@
+"""The final decode's options reach the decoder: the conversation's last turn as a prompt, a beam on finals only."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from genx.agentkit.asr_feed import last_turn_text
+from genx.agentkit.history import History
+from genx.agentkit.testing import Reply, Rig
+from genx.chunk import MessageChunk
+from genx.local.asr import FINAL, PROMPT, AsrTransformer, from_config
+from genx.local.whisper import WhisperDecoder, WhisperOptions
+from genx.stream import collect, stream_of
+from tests.unit.test_local_asr import FakeDecoder, chunks_of, fast, speech
+
+# -- the transformer: the route's prompt goes to final decodes only ---------------------------
+
+
+async def test_the_routes_prompt_reaches_the_final_decode_and_never_a_partial() -> None:
+    dec = FakeDecoder()
+    bos = MessageChunk.bos("u1", label="utterance")
+    bos.meta = {PROMPT: "  A leap year has 366 days.  "}
+    chunks = [bos, *chunks_of(speech(1500), "u1"), MessageChunk.eos("u1")]
+    got = await asyncio.wait_for(collect(await AsrTransformer(dec, fast()).transform(stream_of(*chunks))), 10)
+    assert any(c.label == FINAL for c in got)
+    finals = [p for final, p in dec.prompts if final]
+    partials = [p for final, p in dec.prompts if not final]
+    assert finals == ["A leap year has 366 days."]
+    assert partials and set(partials) == {""}
+
+
+async def test_a_route_without_a_prompt_decodes_its_final_with_none() -> None:
+    dec = FakeDecoder()
+    chunks = [MessageChunk.bos("u1", label="utterance"), *chunks_of(speech(800), "u1"), MessageChunk.eos("u1")]
+    await asyncio.wait_for(collect(await AsrTransformer(dec, fast(partials=False)).transform(stream_of(*chunks))), 10)
+    assert dec.prompts == [(True, "")]
+
+
+# -- WhisperDecoder: beam and previous text per decode, on a fake CTranslate2 model -----------
+
+
+class FakeTokenizer:
+    """One token per word: 1000 + the word's length (enough to tell prompts apart)."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        pass
+
+    def encode(self, text: str) -> list[int]:
+        return [1000 + len(w) for w in text.split()]
+
+    def decode(self, tokens: list[int]) -> str:
+        return " heard words"
+
+
+@dataclass
+class FakeResult:
+    sequences_ids: list[list[int]]
+    scores: list[float]
+    no_speech_prob: float = 0.0
+
+
+@dataclass
+class FakeCt2:
+    is_multilingual: bool = False
+    generated: list[dict[str, Any]] = field(default_factory=list)
+
+    def encode(self, features: Any, to_cpu: bool = False) -> str:
+        return "encoded"
+
+    def generate(self, enc: Any, prompts: list[list[int]], **kw: Any) -> list[FakeResult]:
+        self.generated.append({"prompt": prompts[0], **kw})
+        return [FakeResult([[1, 2]], [-0.1])]
+
+
+@dataclass
+class FakeWhisperModel:
+    model: FakeCt2 = field(default_factory=FakeCt2)
+    hf_tokenizer: object = None
+    transcribed: list[dict[str, Any]] = field(default_factory=list)
+
+    def get_prompt(self, tok: Any, previous: list[int], without_timestamps: bool = True) -> list[int]:
+        return ([50361, *previous] if previous else []) + [50258, 50363]
+
+    def feature_extractor(self, audio: np.ndarray) -> np.ndarray:  # type: ignore[type-arg]
+        return np.zeros((80, audio.size // 160), dtype=np.float32)
+
+    def transcribe(self, audio: Any, **kw: Any) -> tuple[list[Any], None]:
+        self.transcribed.append(kw)
+        return [], None
+
+
+@dataclass
+class Held:
+    value: FakeWhisperModel
+
+    def get(self) -> FakeWhisperModel:
+        return self.value
+
+
+def fake_decoder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, **options: Any) -> tuple[WhisperDecoder, FakeWhisperModel]:
+    import faster_whisper.tokenizer
+    import faster_whisper.transcribe
+
+    monkeypatch.setattr(faster_whisper.tokenizer, "Tokenizer", FakeTokenizer)
+    monkeypatch.setattr(faster_whisper.transcribe, "get_suppressed_tokens", lambda tok, ids: [])
+    monkeypatch.setattr(faster_whisper.transcribe, "get_ctranslate2_storage", lambda x: x)
+    dec = WhisperDecoder(WhisperOptions(path=str(tmp_path), **options))
+    model = FakeWhisperModel()
+    dec.model = Held(model)  # type: ignore[assignment]
+    return dec, model
+
+
+AUDIO = np.zeros(16000 * 3, dtype=np.float32)
+LAST_TURN = "The moon is about three hundred eighty four thousand kilometers away."
+
+
+def test_finals_decode_with_the_final_beam_and_the_last_turn_while_partials_stay_greedy_and_bare(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    dec, model = fake_decoder(monkeypatch, tmp_path, final_beam_size=4, context_prompt=True)
+    assert dec.decode(AUDIO, True, LAST_TURN) == "heard words"
+    dec.decode(AUDIO, False, LAST_TURN)
+    final, partial = model.model.generated
+    # the previous-text marker, one token per word of the last turn, then the start of the transcript
+    assert final["prompt"] == [50361, *[1000 + len(w) for w in LAST_TURN.split()], 50258, 50363]
+    assert final["beam_size"] == 4
+    assert partial["prompt"] == [50258, 50363]
+    assert partial["beam_size"] == 1
+
+
+def test_without_context_prompt_the_last_turn_is_ignored(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    dec, model = fake_decoder(monkeypatch, tmp_path)
+    dec.decode(AUDIO, True, LAST_TURN)
+    assert model.model.generated[0]["prompt"] == [50258, 50363]
+    assert model.model.generated[0]["beam_size"] == 1
+
+
+def test_only_the_last_prompt_words_of_a_long_turn_are_used(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    dec, model = fake_decoder(monkeypatch, tmp_path, context_prompt=True, prompt_words=3)
+    dec.decode(AUDIO, True, "one two three four fives")
+    assert model.model.generated[0]["prompt"] == [50361, 1005, 1004, 1005, 50258, 50363]  # "three four fives"
+
+
+def test_the_30_s_fallback_gets_the_same_beam_and_prompt(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    dec, model = fake_decoder(monkeypatch, tmp_path, final_beam_size=3, context_prompt=True, window_s=None, initial_prompt="Parley.")
+    dec.decode(AUDIO, True, "Hello there.")
+    dec.decode(AUDIO, False, "Hello there.")
+    final, partial = model.transcribed
+    assert (final["beam_size"], final["initial_prompt"]) == (3, "Parley. Hello there.")
+    assert (partial["beam_size"], partial["initial_prompt"]) == (1, "Parley.")
+
+
+def test_asr_settings_options_reach_the_whisper_options(tmp_path: Path) -> None:
+    from genx.modelloader.specs import AsrSpec
+
+    spec = AsrSpec(name="asr/base", model_file=str(tmp_path), options={"final_beam_size": 4, "context_prompt": True, "prompt_words": 20})
+    t = from_config(spec)
+    assert isinstance(t.decoder, WhisperDecoder)
+    o = t.decoder.options
+    assert (o.final_beam_size, o.context_prompt, o.prompt_words, o.beam_size) == (4, True, 20, 1)
+
+
+# -- the voice loop: each utterance route carries the conversation's last turn ---------------
+
+
+def test_the_last_turn_is_the_last_user_and_assistant_words() -> None:
+    h = History()
+    h.add("what is the capital of France", "Paris.")
+    h.add("and of Spain", "Madrid is the capital of Spain.")
+    assert last_turn_text(h.context("")) == "and of Spain Madrid is the capital of Spain."
+    assert last_turn_text(History().context("")) == ""
+
+
+async def test_the_loop_sends_the_previous_turn_with_the_next_utterance() -> None:
+    rig = Rig(
+        speech=[(0.5, 1.5), (6.0, 7.0)],
+        transcripts=["how many days are in a leap year", "why"],
+        replies=[Reply([(0.1, "A leap year has 366 days.")]), Reply([(0.1, "To keep up with the sun.")])],
+    )
+    await rig.start()
+    await rig.run_until(12.0)
+    await rig.stop()
+    assert rig.asr.prompts == ["", "how many days are in a leap year A leap year has 366 days."]
