@@ -341,3 +341,12 @@ async def test_the_prefill_evaluates_the_conversation_as_the_next_answer_will_se
     n = 2 * len(SMALL_MODEL_EXAMPLES)
     assert texts[n + 1 :] == ["And of Spain?", "Madrid."]  # examples, the summary line, then the last exchange
     assert "Paris." not in texts
+
+
+def test_the_memory_note_before_the_question_survives_the_small_model_policy() -> None:
+    from genx.memory.context import memory_note, with_memory
+
+    ctx = with_memory(conversation(("a", "b"), ("c", "d"), user="What's my dog called?"), "The user's dog is Biscuit.")
+    seen = apply_policy(ctx, SMALL_MODEL_POLICY)
+    assert memory_note(seen) == "The user's dog is Biscuit."
+    assert [m.text() for m in seen.messages()][-1] == "What's my dog called?"
