@@ -20,7 +20,7 @@ from genx.model import ModelContext, ModelContextBuilder, ModelParams, MultiMode
 from genx.stream import Stream, StreamBuilder
 from genx.tools import FuncTool, Tool
 
-__all__ = ["ANSWER_PROMPT", "DirectTurns", "WithoutTools"]
+__all__ = ["ANSWER_PROMPT", "DirectTurns", "Saying", "WithoutTools"]
 
 ANSWER_PROMPT = "Tell the user the tool result above in one short sentence. Keep every number and name exactly as it is."
 
@@ -81,3 +81,20 @@ class DirectTurns:
 
     async def invoke(self, pattern: str, ctx: ModelContext, tool: FuncTool) -> tuple[Usage, FuncCall]:
         raise NotImplementedError("a routed intent does not invoke tools")
+
+
+class Saying:
+    """A "generator" that answers ``text`` (a decided answer, e.g. "I can't know that offline"), through the same rounds."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    async def generate_stream(self, pattern: str, ctx: ModelContext) -> Stream:
+        b = StreamBuilder()
+        b.push(MessageChunk(role=Role.ASSISTANT, part=Text(self.text)))
+        return _finished(b)
+
+    async def invoke(self, pattern: str, ctx: ModelContext, tool: FuncTool) -> tuple[Usage, FuncCall]:
+        raise NotImplementedError("a decided answer does not invoke tools")

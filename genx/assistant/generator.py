@@ -14,6 +14,13 @@ from the last user message:
    :class:`~genx.toolrounds.ToolRounds` with the tools, which the model calls
    natively.
 
+The floor under small models (:class:`Floor`, each part switchable, all on by
+default; measured by ``bench/answer_quality.py``): on the in-process model a
+question that needs live or personal data no tool covers gets "I can't know
+that offline" (:mod:`.honesty`, path ``offline``); the model's answers go
+through the context policy and the repetition guard (:mod:`.context_policy`,
+:mod:`.guard`); every answer leaves in spoken form (:mod:`.spoken_form`).
+
 A directly run tool's result is the spoken answer (the tools answer in
 sentences). Every path runs through :class:`~genx.toolrounds.ToolRounds`
 (direct calls via :class:`~genx.assistant.direct.DirectTurns`), so timeouts,
@@ -29,9 +36,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-from genx.assistant.direct import DirectTurns, WithoutTools
+from genx.assistant.context_policy import FULL_CONTEXT, apply_policy, policy_for
+from genx.assistant.direct import DirectTurns, Saying, WithoutTools
 from genx.assistant.fillers import Fillers
+from genx.assistant.guard import GuardedGenerator
+from genx.assistant.honesty import OFFER, cannot_know, covered_by, unknowable
 from genx.assistant.intents import Intent, intent_call
 from genx.assistant.prematch import prematch
 from genx.assistant.router import ModelRouter, router_generator
@@ -43,11 +54,24 @@ from genx.model import ModelContext, ModelContextBuilder, MultiModelContext, Usa
 from genx.toolrounds import DEFAULT_MAX_TOOL_ROUNDS, DEFAULT_TOOL_TIMEOUT_S, ToolRounds
 from genx.tools import FuncTool
 
-__all__ = ["FILLER_AFTER_S", "AssistantGenerator", "last_user_text"]
+__all__ = ["FILLER_AFTER_S", "FLOOR_OFF", "AssistantGenerator", "Floor", "last_user_text"]
 
 log = logging.getLogger(__name__)
 
 FILLER_AFTER_S = 0.7
+
+
+@dataclass(frozen=True, slots=True)
+class Floor:
+    """The parts of the floor under small models that are on (module docstring)."""
+
+    context_policy: bool = True
+    guard: bool = True
+    spoken_form: bool = True
+    honesty: bool = True
+
+
+FLOOR_OFF = Floor(context_policy=False, guard=False, spoken_form=False, honesty=False)
 
 RouterFactory = Callable[[LlamaCppGenerator, Sequence[FuncTool]], ModelRouter]
 
@@ -80,7 +104,10 @@ class AssistantGenerator:
         filler_after_s: float = FILLER_AFTER_S,
         max_tool_rounds: int = DEFAULT_MAX_TOOL_ROUNDS,
         tool_timeout_s: float = DEFAULT_TOOL_TIMEOUT_S,
+        floor: Floor | None = None,
     ) -> None:
+        self.floor = floor if floor is not None else Floor()
+        self.guard_caught: list[str] = []  # what the repetition guard caught, in order (the bench counts it)
         self.generators = generators
         self.tools = list(tools)
         self.use_prematch = use_prematch
@@ -99,7 +126,12 @@ class AssistantGenerator:
         target = self.resolve(pattern)
         local = isinstance(target, LlamaCppGenerator)
         decision = await self.decide(pattern, last_user_text(ctx), target)
-        if decision.intent is not None:
+        if decision.said:
+            said = decision.said
+            if any(OFFER in m.text() for m in ctx.messages() if m.role == Role.ASSISTANT):  # offered once is enough
+                said = said.replace(" " + OFFER, "")
+            inner = await ToolRounds(Saying(said), max_tool_rounds=1).run(pattern, WithoutTools(ctx))
+        elif decision.intent is not None:
             direct = DirectTurns(intent_call(decision.intent), answer=target if self.answer_round and local else None)
             rounds = ToolRounds(direct, max_tool_rounds=1, tool_timeout_s=self.tool_timeout_s)
             inner = await rounds.run(pattern, MultiModelContext(WithoutTools(ctx), self._tools_ctx))
@@ -107,11 +139,19 @@ class AssistantGenerator:
             extra = [t.name for t in ctx.tools()]
             if extra:
                 log.info("assistant: the in-process model cannot call %s; answering without tools", ", ".join(extra))
-            inner = await self._rounds(self.generators).run(pattern, WithoutTools(ctx))
+            inner = await self._rounds(self._model_path(target)).run(pattern, WithoutTools(ctx))
         else:
             inner = await self._rounds(self.generators).run(pattern, MultiModelContext(ctx, self._tools_ctx))
         log.info("assistant: %s via %s%s", pattern, decision.path, f" → {decision.intent.tool}" if decision.intent else "")
-        return start(inner, decision, self.fillers, self.filler_after_s)
+        return start(inner, decision, self.fillers, self.filler_after_s, spoken_form=self.floor.spoken_form)
+
+    def _model_path(self, target: Generator) -> Generator:
+        """The in-process model's answers: through the context policy and the repetition guard when on."""
+        floor = self.floor
+        if not floor.context_policy and not floor.guard:
+            return self.generators
+        policy = policy_for(target) if floor.context_policy else FULL_CONTEXT
+        return GuardedGenerator(self.generators, policy=policy, guard=floor.guard, caught=self.guard_caught)
 
     async def invoke(self, pattern: str, ctx: ModelContext, tool: FuncTool) -> tuple[Usage, FuncCall]:
         return await self.generators.invoke(pattern, ctx, tool)
@@ -124,6 +164,9 @@ class AssistantGenerator:
         if intent is not None:
             return Decision("prematch", intent)
         if isinstance(target, LlamaCppGenerator):
+            u = unknowable(text) if self.floor.honesty and text else None
+            if u is not None and not covered_by(u, self.tools):
+                return Decision("offline", said=cannot_know(u))
             if not self.use_router or not text:
                 return Decision("model")
             route = await self.router(target).route(text)
@@ -155,8 +198,13 @@ class AssistantGenerator:
             await self.router(target).warm()
 
     async def prefill(self, pattern: str, ctx: ModelContext) -> bool:
+        """Evaluate the conversation so far ahead of the next turn, shaped as the next answer will see it (the policy)."""
         fn = getattr(self.generators, "prefill", None)
-        return bool(await fn(pattern, ctx)) if fn is not None else False
+        if fn is None:
+            return False
+        if self.floor.context_policy:
+            ctx = apply_policy(ctx, policy_for(self.resolve(pattern)))
+        return bool(await fn(pattern, ctx))
 
     async def aclose(self) -> None:
         fn = getattr(self.generators, "aclose", None)

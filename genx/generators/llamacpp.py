@@ -457,6 +457,13 @@ class LlamaCppGenerator:
     async def warm(self) -> None:
         await self.model.warm()
 
+    def model_bytes(self) -> int | None:
+        """The size of the GGUF file (the context policy tells small models by it); ``None`` when it is not found."""
+        try:
+            return find_model(self.options.path, DEFAULT_LLM).stat().st_size
+        except (GenxError, OSError):
+            return None
+
     async def prefill(self, pattern: str, ctx: ModelContext) -> bool:
         """Evaluate the conversation so far (``ctx``, without the next user message) into the KV cache.
 
