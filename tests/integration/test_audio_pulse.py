@@ -217,11 +217,14 @@ async def test_capture_reports_device_loss_and_reopens_after_the_server_restarts
         assert cap.state == "lost"
         t_restart = time.monotonic()
         await asyncio.to_thread(pulse_env.start)
-        while cap.state != "running":
+        # the chosen microphone opens again: at once ("reopened"), or after a stretch on the system default while
+        # the restarted server had not yet loaded it ("fallback", then "returned")
+        back = ("reopened", "returned")
+        while cap.state != "running" or not any(e.kind in back for e in events):
             assert time.monotonic() - t_restart < 20, f"capture not reopened; events: {[e.kind for e in events]}"
             await asyncio.sleep(0.05)
         lost_at = next(e.at for e in events if e.kind == "device_lost")
-        reopened_at = next(e.at for e in events if e.kind == "reopened")
+        reopened_at = next(e.at for e in events if e.kind in back)
         print(
             f"\n[device loss] reported {(lost_at - t_kill) * 1000:.0f} ms after the kill; "
             f"reopened {reopened_at - t_restart:.2f} s after the server restart began"
