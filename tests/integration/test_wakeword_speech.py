@@ -46,7 +46,7 @@ def test_hey_jarvis_in_the_piper_voice_triggers_once_just_after_the_phrase(say_p
     end = LEAD_MS / 1000 + spoken_end_s(phrase)
     start = LEAD_MS / 1000
     assert start < hits[0].at_s <= end + 1.0, (hits[0], start, end)
-    assert hits[0].phrase == "Hey Jarvis" and hits[0].probability > 0.9
+    assert hits[0].phrase == "Hey Jarvis" and hits[0].probability >= 0.6  # the documented hey_jarvis threshold
 
 
 def test_hey_jarvis_in_a_female_espeak_voice_triggers(say_espeak: Callable[..., bytes]) -> None:
