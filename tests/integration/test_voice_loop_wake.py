@@ -85,5 +85,5 @@ async def test_a_question_in_one_breath_with_the_wake_phrase_is_answered_without
         assert len(finals) == 1, live.timeline()
         words = norm_words(finals[0])
         assert "jarvis" not in words and "hey" not in words[:1], finals
-        # the question reached the ASR (which may glue a sound onto "sky": "skyd")
-        assert "clear" in words and any(w.startswith("sky") for w in words), finals
+        # the question after the phrase reached the ASR ("sky" itself is misheard at times: "skyd", "this guy")
+        assert {"clear", "day"} <= set(words), finals
