@@ -35,6 +35,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from genx.deadline import within
+
 log = logging.getLogger(__name__)
 
 Status = Literal["pass", "fail", "skip", "warn"]
@@ -113,7 +115,7 @@ async def run_checks(checks: Sequence[Check], *, on_result: Callable[[CheckResul
         t0 = time.perf_counter()
         status: Status = "pass"
         try:
-            detail = await asyncio.wait_for(check.run(), check.timeout_s)
+            detail = await within(check.run(), check.timeout_s)
         except CheckSkipped as e:
             status, detail = "skip", str(e)
         except CheckWarning as e:
@@ -412,7 +414,7 @@ class SelfTest:
             stream = await cap.start()
             got = 0
             while got < 10:  # 200 ms of audio
-                await asyncio.wait_for(stream.next(), 3.0)
+                await within(stream.next(), 3.0)
                 got += 1
         except NoAudioDeviceError as e:
             raise CheckSkipped(f"no device: {e}") from e

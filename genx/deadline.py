@@ -2,7 +2,8 @@
 
 Owns :class:`Deadline`: a point in time on an injectable clock, the time left,
 an earlier deadline that keeps a reserve for the steps after it, and a bounded
-wait. Does not own what the steps do, nor retries.
+wait; and :func:`within`, the project's one bounded await (use it, never
+``asyncio.wait_for``). Does not own what the steps do, nor retries.
 
 A shutdown is given one budget (the window's grace), and every step (cutting the
 answer, joining tasks, writing the history, closing devices) draws from it, so
@@ -22,6 +23,20 @@ Clock = Callable[[], float]
 
 # how often a wait reads the clock again
 SLICE_S = 0.05
+
+
+async def within(aw: Awaitable[T], seconds: float | None) -> T:
+    """Await ``aw`` for at most ``seconds`` (None: unbounded); TimeoutError after that, ``aw`` cancelled.
+
+    The invariant this exists for: a cancellation of the caller is never lost. On Python 3.11
+    ``asyncio.wait_for`` returns the result instead of raising when the awaited thing completes in
+    the same loop iteration as the cancel (a waiter on an event the audio callback keeps setting
+    ran on for seconds after a barge-in cancelled it). ``asyncio.timeout`` does not lose it.
+    """
+    if seconds is None:
+        return await aw
+    async with asyncio.timeout(max(0.0, seconds)):
+        return await aw
 
 
 class Deadline:
@@ -88,4 +103,4 @@ class Deadline:
         return f"Deadline(remaining={self.remaining():.3f}s)"
 
 
-__all__ = ["Clock", "Deadline"]
+__all__ = ["Clock", "Deadline", "within"]

@@ -28,6 +28,7 @@ from app.audio.backend import AudioBackend, Direction, OpenRequest, RawStream, S
 from app.audio.devices import DeviceInfo, StreamFormat, find_device, open_negotiated
 from app.audio.errors import AudioDeviceError, AudioError
 from app.audio.events import AudioEvent, EventHub, EventKind, EventListener
+from genx.deadline import within
 from genx.threads import start_thread
 
 log = logging.getLogger(__name__)
@@ -52,7 +53,7 @@ async def run_blocking(
     fut = start_thread(fn, name=f"parley-{what}", daemon=True, on_abandoned=on_abandoned)
     if limit_s is None:
         return await fut
-    return await asyncio.wait_for(fut, limit_s)
+    return await within(fut, limit_s)
 
 
 async def cancel_and_wait(task: asyncio.Task[object] | asyncio.Task[None] | None) -> None:

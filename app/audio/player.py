@@ -51,6 +51,7 @@ from app.audio.errors import AudioError, AudioFormatError
 from app.audio.link import AudioEvent, DeviceLink, EventHub, EventListener, cancel_and_wait
 from app.audio.pcm import SILENCE_DBFS, PcmFormat, Resampler, downmix, parse_l16, rms_dbfs, upmix
 from genx.chunk import Blob, MessageChunk
+from genx.deadline import within
 from genx.errors import Done
 from genx.stream import Stream
 
@@ -326,7 +327,9 @@ class Player:
         feeder, self._feeder = self._feeder, None
         kept = list(self._streams) if discard and not detach else []
         self._streams.clear()
+        t0 = time.monotonic()
         await cancel_and_wait(feeder)
+        t_fed = time.monotonic()
         if not discard:
             await self._play_out()
             return {}
@@ -341,6 +344,9 @@ class Player:
         if self.stop_mode == "abort" and self._link is not None and frames:
             aborted = True
             await self._link.control(_abort_and_restart, "abort")
+        t_end = time.monotonic()
+        how = "abort" if aborted else "kept"
+        log.debug("player stop: feeder %.0f ms, device %s %.0f ms", (t_fed - t0) * 1e3, how, (t_end - t_fed) * 1e3)
         result: dict[str, PlayedPosition] = {}
         for r in list(self._routes.values()):
             if r.ended:
@@ -605,7 +611,7 @@ class Player:
                 return
             self._space.clear()
             try:
-                await asyncio.wait_for(self._space.wait(), self._stall_timeout)
+                await within(self._space.wait(), self._stall_timeout)
             except TimeoutError:
                 if self._link is not None and self._link.state in ("lost", "closed"):
                     self._lose_routes(f"the output device {self._link.device_label} is gone")

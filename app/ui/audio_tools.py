@@ -5,13 +5,13 @@ Imports ``app.audio`` lazily: PortAudio is loaded the first time a device is lis
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import math
 import time
 from collections.abc import Callable
 
 from genx.chunk import MessageChunk
+from genx.deadline import within
 from genx.ids import new_stream_id
 from genx.stream import stream_of
 
@@ -65,7 +65,7 @@ class RealAudioTools:
         await player.start()
         try:
             player.play(stream_of(MessageChunk.bos(sid), MessageChunk.blob(mime, tone_pcm(), stream_id=sid), MessageChunk.eos(sid)))
-            await asyncio.wait_for(player.drain(), 5.0)
+            await within(player.drain(), 5.0)
         finally:
             await player.close()
 
@@ -80,7 +80,7 @@ class RealAudioTools:
         try:
             while (left := deadline - time.monotonic()) > 0:
                 try:
-                    await asyncio.wait_for(stream.next(), min(left, 0.5))
+                    await within(stream.next(), min(left, 0.5))
                 except TimeoutError:
                     continue
                 level = level_from_dbfs(capture.level_dbfs)

@@ -21,6 +21,8 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
+from genx.deadline import within
+
 log = logging.getLogger(__name__)
 
 BUS_NAME = "org.freedesktop.portal.Desktop"
@@ -77,7 +79,7 @@ class PortalHotkey:
                     answer = await router.send_and_get_reply(new_method_call(portal, method, signature, args))
                     if answer.header.message_type.name == "error":
                         raise DBusErrorResponse(answer)
-                    code, results = (await asyncio.wait_for(queue.get(), RESPONSE_TIMEOUT_S)).body
+                    code, results = (await within(queue.get(), RESPONSE_TIMEOUT_S)).body
                 if code != 0:
                     raise PermissionError(f"the desktop refused the shortcut ({method}: response {code})")
                 return dict(results)

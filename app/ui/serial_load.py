@@ -21,6 +21,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Generic, TypeVar
 
+from genx.deadline import within
+
 log = logging.getLogger(__name__)
 
 S = TypeVar("S")
@@ -93,7 +95,7 @@ class SerialLoader(Generic[S]):
         if worker is None or worker.done():
             return
         try:
-            await asyncio.wait_for(asyncio.shield(worker), grace_s)
+            await within(asyncio.shield(worker), grace_s)
         except TimeoutError:
             log.warning("loading did not stop within %.1f s at quit", grace_s)
             worker.cancel()

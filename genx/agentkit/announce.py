@@ -38,6 +38,7 @@ from genx.agentkit.speaker import AnswerAudio
 from genx.agentkit.spoken import SegmentRecorder
 from genx.agentkit.turns import Answer
 from genx.chunk import Blob, MessageChunk, Role, Text
+from genx.deadline import within
 from genx.ids import new_stream_id
 from genx.stream import Stream, StreamBase, StreamBuilder
 from genx.transformers.audiostream.pcm import AudioFormatError, frame_pcm, pcm_format_from_mime
@@ -174,7 +175,7 @@ class Announcer:
             ans.generated.append(item.text)
             item.answer = ans
             self._player.play(audio)
-            await asyncio.wait_for(asyncio.shield(item.done), core.config.answer_timeout_s)
+            await within(asyncio.shield(item.done), core.config.answer_timeout_s)
         except asyncio.CancelledError:
             raise
         except Exception as e:
@@ -249,4 +250,4 @@ class Announcer:
         task = self._task
         if task is not None:
             with contextlib.suppress(BaseException):
-                await asyncio.wait_for(task, 2.0)
+                await within(task, 2.0)

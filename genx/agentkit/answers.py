@@ -39,7 +39,7 @@ from genx.agentkit.spoken import SegmentRecorder
 from genx.agentkit.tool_activity import activity_event, is_tool_chunk, kept_tool_messages
 from genx.agentkit.turns import Answer, Turn
 from genx.chunk import Blob, MessageChunk, Role, Text
-from genx.deadline import Deadline
+from genx.deadline import Deadline, within
 from genx.errors import Done, StreamClosedError, Truncated
 from genx.ids import new_stream_id
 from genx.stream import StreamBuilder
@@ -385,7 +385,7 @@ class AnswerRunner:
                 log.info("turn %s: barge-in (%s), playback stopped %.0f ms after onset", turn.turn_id, why, latency)
             if ans.task is not None and not ans.task.done():
                 with contextlib.suppress(BaseException):
-                    await asyncio.wait_for(asyncio.shield(ans.task), 5.0)
+                    await within(asyncio.shield(ans.task), 5.0)
         finally:
             self._finish(turn, ans, interrupted=True, spoken=spoken_text(ans, ans.heard_samples))
             if audio is not None:

@@ -20,6 +20,7 @@ from typing import Any
 from genx.agentkit.events import ToolActivity
 from genx.agentkit.messages import tool_messages
 from genx.chunk import Message, MessageChunk
+from genx.deadline import within
 from genx.toolrounds import ToolEventKind, tool_event
 
 log = logging.getLogger("genx.agentkit.loop")
@@ -59,7 +60,7 @@ async def kept_tool_messages(gen: Any, timeout_s: float) -> list[Message]:
     wait = getattr(gen, "wait_report", None)
     if wait is not None and (report is None or getattr(report, "end", None) is None):
         try:
-            report = await asyncio.wait_for(asyncio.shield(asyncio.ensure_future(wait())), timeout_s)
+            report = await within(asyncio.shield(asyncio.ensure_future(wait())), timeout_s)
         except TimeoutError:
             log.warning("the answer's tools did not finish within %.0f s; their results are not kept", timeout_s)
         except Exception as e:  # the stream's own error: its report holds what happened until then

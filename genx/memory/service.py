@@ -38,6 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from genx.deadline import within
 from genx.embeddings import Embedder
 from genx.labelers import Label, Labeler
 from genx.memory.context import with_memory
@@ -206,7 +207,7 @@ class Memory:
 
     async def aclose(self, timeout_s: float = 5.0) -> None:
         with contextlib.suppress(TimeoutError, asyncio.CancelledError):
-            await asyncio.wait_for(self.drain(), timeout_s)
+            await within(self.drain(), timeout_s)
         if self._worker is not None:
             self._worker.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

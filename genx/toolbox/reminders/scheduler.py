@@ -25,6 +25,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from genx.deadline import within
 from genx.realtime import Clock, SubscribableClock, wall_clock_ms
 from genx.toolbox.reminders.store import Reminder, ReminderStore, ReminderStoreError
 
@@ -98,7 +99,7 @@ class ReminderScheduler:
                 if delay <= 0:
                     continue
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(wake.wait(), max(delay, 0.001))
+                    await within(wake.wait(), max(delay, 0.001))
         finally:
             for unsub in unsubscribe:
                 unsub()
