@@ -190,6 +190,7 @@ class Player:
         self._cb_frames: dict[str, int] = {}  # device frames handed out per route
         self._cb_active = False  # a route is playing: an empty buffer is an underrun
         self._zeros = b""
+        self._dev_gen, self._dev_end = -1, 0.0  # when the last reported block stops being audible (per link generation)
         self._gain = 1.0  # output gain (duck): read by the callback, which ramps to it over one block
         # -- loop side --
         self._routes: dict[str, _Route] = {}
@@ -343,7 +344,17 @@ class Player:
         aborted = False
         if self.stop_mode == "abort" and self._link is not None and frames:
             aborted = True
-            await self._link.control(_abort_and_restart, "abort")
+            silent_at: list[float] = []
+            clock = self._clock
+
+            def abort_and_restart(stream: RawStream) -> None:
+                stream.abort()
+                silent_at.append(clock())  # the device played its buffer until here (abort can take a second)
+                stream.start()
+
+            await self._link.control(abort_and_restart, "abort")
+            now = silent_at[0] if silent_at else self._clock()
+            self._dev_end = 0.0  # the device holds nothing now
         t_end = time.monotonic()
         how = "abort" if aborted else "kept"
         log.debug("player stop: feeder %.0f ms, device %s %.0f ms", (t_fed - t0) * 1e3, how, (t_end - t_fed) * 1e3)
@@ -427,7 +438,7 @@ class Player:
             device_underflow = bool(getattr(status, "output_underflow", False)) and (self._cb_active or reports is not None)
             if reports is not None or underrun or device_underflow:
                 with contextlib.suppress(RuntimeError):  # loop closed
-                    loop.call_soon_threadsafe(report, gen, reports, now + delay, rate, level, underrun, device_underflow, delay)
+                    loop.call_soon_threadsafe(report, gen, reports, now + delay, rate, level, underrun, device_underflow, delay, frames)
 
         return callback
 
@@ -458,11 +469,13 @@ class Player:
         underrun: bool,
         device_underflow: bool,
         delay: float,
+        frames: int = 0,
     ) -> None:
         link = self._link
         if link is None or gen != link.generation:
             return
         self._last_block_at = dac_at - delay  # when the device last asked for audio (it was running then)
+        dac_at = self._after_previous_block(gen, dac_at, frames / rate if rate else 0.0)
         self.output_delay = delay
         self.level_dbfs = level if reports else SILENCE_DBFS
         if underrun or device_underflow:
@@ -501,6 +514,19 @@ class Player:
                 for cb in list(self._played_listeners):
                     _call(cb, pos)
         self._update_idle()
+
+    def _after_previous_block(self, gen: int, dac_at: float, duration: float) -> float:
+        """When a block handed out now becomes audible: not before the block before it has played.
+
+        Over PulseAudio a loaded machine gets its callbacks in bursts that refill a deep server buffer while each
+        reports a small DAC delay; taken alone those delays would count seconds still queued as heard. The
+        reported delay jitters too, so a block may start up to ``_DAC_JITTER_S`` before the last one's end: the
+        rule then never pushes the timeline later by more than one jitter (no ratchet from late estimates)."""
+        if gen != self._dev_gen:
+            self._dev_gen, self._dev_end = gen, 0.0
+        start = max(dac_at, self._dev_end - _DAC_JITTER_S)
+        self._dev_end = start + duration
+        return start
 
     def _position(self, r: _Route, frames: int, now: float) -> PlayedPosition:
         src_rate = r.fmt.rate if r.fmt is not None else 0
@@ -753,14 +779,13 @@ def _apply_gain(outdata: Any, nbytes: int, start: float, end: float) -> None:
     x[:] = np.clip(np.rint(x * ramp), -32768, 32767).astype("<i2")
 
 
+# how much earlier than the previous block's end a block's reported DAC time may say it starts, and still be believed
+_DAC_JITTER_S = 0.004
+
+
 def _fallback_delay(link: DeviceLink) -> float:
     stream = link.stream
     return stream.latency if stream is not None else 0.0
-
-
-def _abort_and_restart(stream: RawStream) -> None:
-    stream.abort()
-    stream.start()
 
 
 def _heard_frames(timeline: deque[tuple[float, float, int, int]], now: float) -> int:

@@ -251,7 +251,8 @@ async def test_a_spoken_question_gets_audio_back_and_speech_over_it_truncates_th
     assert trunc["item_id"] == "item_story" and trunc["content_index"] == 0
     assert got["before_truncate"][-1:] == ["response.cancel"]  # the response was still running: cancelled, then truncated
     ms = int(trunc["audio_end_ms"])
-    assert 1500 < ms < STORY_MS - 2000, live.timeline()
+    # cut mid-answer: 2.5 s of wall clock after the first audio, less what a loaded machine's underruns held back
+    assert 500 < ms < STORY_MS - 2000, live.timeline()
     # what the speaker played (its monitor recording) matches the position the provider was told
     assert live.rec is not None
     after_question = audio[live.rec.index_at(q_end) :]

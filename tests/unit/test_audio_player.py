@@ -498,3 +498,45 @@ async def test_a_stream_queued_while_the_last_one_is_still_being_played_out_is_p
     await asyncio.wait_for(p.drain(), 2)
     assert out[: len(first) + len(second)] == first + second
     await p.close()
+
+
+async def test_blocks_handed_out_in_a_burst_are_heard_one_after_the_other_not_all_at_once() -> None:
+    # PortAudio over PulseAudio may call back many times in a row to refill a deep server buffer, each call
+    # reporting a small DAC delay: the blocks still play in sequence, so about one block is heard 20 ms on
+    clock = Clock()
+    p, _, dev = await started_player(clock=clock, lead_blocks=12)
+    b = StreamBuilder()
+    b.push_many(route("r1", ramp(BLOCK * 10)))
+    p.play(b.stream)
+    await settle()
+    for _ in range(8):
+        dev.pump(dac_delay=0.040)  # eight blocks in the same instant
+        await settle()
+    clock.t += 0.060  # the first block (audible from +40 ms) has just ended; the rest wait their turn
+    result = await p.stop()
+    assert result["r1"].samples_played == 8 * BLOCK
+    assert BLOCK <= result["r1"].samples_heard <= BLOCK + BLOCK // 4  # (a block may overlap the last by a few ms)
+
+
+async def test_a_device_that_takes_long_to_abort_counts_what_it_played_until_it_went_silent() -> None:
+    clock = Clock()
+    p, _, dev = await started_player(clock=clock, lead_blocks=12)
+    b = StreamBuilder()
+    b.push_many(route("r1", ramp(BLOCK * 10)))
+    p.play(b.stream)
+    await settle()
+    for _ in range(6):
+        dev.pump(dac_delay=0.0)
+        await settle()
+        clock.t += 0.020
+    clock.t -= 0.070  # stop is asked 50 ms into the playback of the six blocks handed out
+
+    def slow_abort() -> None:
+        clock.t += 0.040  # the device keeps playing for 40 ms before it drops its buffer
+        dev.aborts += 1
+
+    dev.abort = slow_abort  # type: ignore[method-assign]
+    result = await p.stop()
+    assert dev.aborts == 1
+    assert result["r1"].samples_played == 6 * BLOCK
+    assert result["r1"].samples_heard == round(4.5 * BLOCK)  # 50 ms + 40 ms at 20 ms a block
