@@ -18,6 +18,9 @@ What runs, in order (each row of the table is one check, with its time):
 
 Exit code: 0 when no check failed (skips and warnings allowed), 1 otherwise. Every check has a time limit,
 so the self-test never hangs. With ``PARLEY_SELFTEST_JSON=<file>`` the results are also written there as JSON.
+
+The check runner and report are :mod:`app.selftest_runner`, the audio device checks
+:mod:`app.selftest_devices`; this module re-exports their names.
 """
 
 from __future__ import annotations
@@ -27,19 +30,16 @@ import asyncio
 import json
 import logging
 import os
-import re
 import sys
 import time
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from genx.deadline import within
+from app.selftest_devices import DeviceChecks
+from app.selftest_runner import Check, CheckResult, CheckSkipped, CheckWarning, Report, Status, run_checks, word_recall, words
 
 log = logging.getLogger(__name__)
-
-Status = Literal["pass", "fail", "skip", "warn"]
 
 SENTENCE = "Hello, this is the Parley self test. The weather is nice today."
 QUESTION = "What is the capital of France? Answer in one short sentence."
@@ -48,119 +48,6 @@ ENV_JSON = "PARLEY_SELFTEST_JSON"
 
 #: Offline kinds per role (what ships in the bundle; online kinds are not part of the self-test).
 OFFLINE_KINDS = {"generator": {"llamacpp"}, "voice": {"piper"}, "asr": {"faster-whisper"}, "vad": {"webrtcvad"}}
-
-
-class CheckSkipped(Exception):
-    """Raised by a check that cannot apply here (e.g. no audio device); the row says why."""
-
-
-class CheckWarning(Exception):
-    """Raised by a check that found a problem the app works around (e.g. a broken settings file)."""
-
-
-@dataclass(slots=True)
-class CheckResult:
-    name: str
-    status: Status
-    seconds: float
-    detail: str
-
-
-@dataclass(slots=True)
-class Check:
-    """One row: ``run()`` returns the detail text; raising makes it fail (or skip / warn, see above)."""
-
-    name: str
-    run: Callable[[], Awaitable[str]]
-    timeout_s: float = 120.0
-
-
-@dataclass(slots=True)
-class Report:
-    results: list[CheckResult] = field(default_factory=list)
-    seconds: float = 0.0
-
-    @property
-    def ok(self) -> bool:
-        return not any(r.status == "fail" for r in self.results)
-
-    def count(self, status: Status) -> int:
-        return sum(1 for r in self.results if r.status == status)
-
-    def exit_code(self) -> int:
-        return 0 if self.ok else 1
-
-    def table(self) -> str:
-        width = max([len(r.name) for r in self.results] + [5])
-        lines = [f"{'check':<{width}}  result  {'time':>8}  detail", f"{'-' * width}  ------  {'-' * 8}  {'-' * 40}"]
-        for r in self.results:
-            detail = r.detail.replace("\n", " ")
-            lines.append(f"{r.name:<{width}}  {r.status.upper():<6}  {r.seconds:>6.2f} s  {detail}")
-        verdict = "PASS" if self.ok else "FAIL"
-        lines.append(
-            f"self-test {verdict}: {self.count('pass')} passed, {self.count('fail')} failed, "
-            f"{self.count('skip')} skipped, {self.count('warn')} warnings in {self.seconds:.1f} s"
-        )
-        return "\n".join(lines)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "seconds": round(self.seconds, 3), "checks": [asdict(r) for r in self.results]}
-
-
-async def run_checks(checks: Sequence[Check], *, on_result: Callable[[CheckResult], None] | None = None) -> Report:
-    """Run ``checks`` one after another; an exception or a time-out fails that row only."""
-    report = Report()
-    t_all = time.perf_counter()
-    for check in checks:
-        t0 = time.perf_counter()
-        status: Status = "pass"
-        try:
-            detail = await within(check.run(), check.timeout_s)
-        except CheckSkipped as e:
-            status, detail = "skip", str(e)
-        except CheckWarning as e:
-            status, detail = "warn", str(e)
-        except TimeoutError:
-            status, detail = "fail", f"no result within {check.timeout_s:.0f} s"
-        except Exception as e:
-            status, detail = "fail", _describe(e)
-            log.error("self-test check %s failed", check.name, exc_info=e)
-        result = CheckResult(check.name, status, time.perf_counter() - t0, detail)
-        report.results.append(result)
-        if on_result is not None:
-            on_result(result)
-    report.seconds = time.perf_counter() - t_all
-    return report
-
-
-def _describe(e: BaseException) -> str:
-    text = str(e) or type(e).__name__
-    return text if type(e).__module__.startswith(("genx", "app")) else f"{type(e).__name__}: {text}"
-
-
-# -- text comparison -------------------------------------------------------------------------------------
-
-_WORD = re.compile(r"[a-z0-9']+")
-
-
-def words(text: str) -> list[str]:
-    return _WORD.findall(text.lower().replace("-", " "))
-
-
-def word_recall(expected: str, heard: str) -> float:
-    """Share of ``expected``'s words that occur in ``heard`` (order-free; 1.0 for an empty ``expected``)."""
-    want = words(expected)
-    if not want:
-        return 1.0
-    have: dict[str, int] = {}
-    for w in words(heard):
-        have[w] = have.get(w, 0) + 1
-    hits = 0
-    for w in want:
-        if have.get(w, 0) > 0:
-            have[w] -= 1
-            hits += 1
-    return hits / len(want)
 
 
 # -- which components -------------------------------------------------------------------------------------
@@ -207,7 +94,7 @@ def offline_stack(settings: Any) -> Stack:
 # -- the real checks ----------------------------------------------------------------------------------------
 
 
-class SelfTest:
+class SelfTest(DeviceChecks):
     """State shared by the checks of one run: the settings, the loaded components, the synthesized audio."""
 
     def __init__(self, args: argparse.Namespace, *, audio_backend: Any = None) -> None:
@@ -393,57 +280,6 @@ class SelfTest:
             raise RuntimeError(f"{name} returned an empty answer")
         return f"{answer!r} (first token after {first or 0:.2f} s)"
 
-    # audio devices ------------------------------------------------------------------------------------------
-    async def check_portaudio(self) -> str:
-        if self.audio_backend is not None:
-            return "test backend"
-        from app.audio.backend import load_backend
-
-        await asyncio.to_thread(load_backend)
-        sd = sys.modules["sounddevice"]
-        version = sd.get_portaudio_version()[1]
-        return f"{version} from {getattr(sd, '_libname', '?')}"
-
-    async def check_audio_input(self) -> str:
-        from app.audio import Capture, NoAudioDeviceError, PortAudioMissingError
-        from genx.errors import Done
-
-        spec = getattr(self.args, "input_device", None) or (self.settings.audio.input_device if self.settings else None)
-        cap = Capture(spec, rate=16000, reopen=False, backend=self.audio_backend)
-        try:
-            stream = await cap.start()
-            got = 0
-            while got < 10:  # 200 ms of audio
-                await within(stream.next(), 3.0)
-                got += 1
-        except NoAudioDeviceError as e:
-            raise CheckSkipped(f"no device: {e}") from e
-        except PortAudioMissingError:
-            raise
-        except Done as e:
-            raise RuntimeError("the microphone stream ended at once") from e
-        finally:
-            await cap.stop()
-        dev = cap.device
-        fmt = cap.device_format
-        return f"{dev.label() if dev else spec}: {got * 20} ms read" + (f" ({fmt.describe()})" if fmt else "")
-
-    async def check_audio_output(self) -> str:
-        from app.audio import NoAudioDeviceError, Player
-
-        spec = getattr(self.args, "output_device", None) or (self.settings.audio.output_device if self.settings else None)
-        player = Player(spec, reopen=False, backend=self.audio_backend)
-        try:
-            await player.start()
-            await asyncio.sleep(0.2)  # the device runs (plays silence) for a moment
-        except NoAudioDeviceError as e:
-            raise CheckSkipped(f"no device: {e}") from e
-        finally:
-            await player.close()
-        dev = player.device
-        fmt = player.device_format
-        return f"{dev.label() if dev else spec}: opened" + (f" ({fmt.describe()})" if fmt else "")
-
 
 def _bytes_per_s(mime: str) -> int:
     from genx.mime import mime_params
@@ -496,6 +332,7 @@ def main(args: argparse.Namespace) -> int:
 
 __all__ = [
     "MIN_WORD_RECALL",
+    "OFFLINE_KINDS",
     "QUESTION",
     "SENTENCE",
     "Check",
@@ -505,6 +342,7 @@ __all__ = [
     "Report",
     "SelfTest",
     "Stack",
+    "Status",
     "main",
     "offline_stack",
     "run_checks",

@@ -25,6 +25,9 @@ twice for one request and is let finish rather than abandoned on a barge-in).
 The schema is the plain object schema every provider accepts (``type: object``,
 ``properties``, ``required``): pydantic's ``title`` noise is removed and local
 ``$ref`` s are inlined (recursive models are rejected).
+
+The schema and docstring parsing are :mod:`genx.tool_schema`, the argument validation
+:mod:`genx.tool_args`; this module re-exports their public names.
 """
 
 from __future__ import annotations
@@ -40,18 +43,18 @@ from dataclasses import dataclass
 from typing import Annotated, Any, TypeAlias, get_args, get_origin, get_type_hints
 
 import pydantic_core
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, create_model
 from pydantic.fields import FieldInfo
 
 from genx.chunk import FuncCall, ToolResult
 from genx.errors import ToolArgumentsError, ToolDefinitionError, ToolFailure
+from genx.tool_args import Args, KwargsArgs, ModelArgs, SchemaArgs
+from genx.tool_schema import JsonSchema, clean_schema, parse_docstring
 
 log = logging.getLogger(__name__)
 
 #: What OpenAI accepts for function names; Anthropic and Gemini accept a superset.
 TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-
-JsonSchema: TypeAlias = dict[str, Any]
 
 
 def check_tool_name(name: str) -> str:
@@ -61,114 +64,6 @@ def check_tool_name(name: str) -> str:
             str(name), "invalid tool name: use 1-64 characters from a-z, A-Z, 0-9, '_' and '-' (providers reject anything else)"
         )
     return name
-
-
-# -- argument strategies ---------------------------------------------------------
-
-
-class _Args:
-    """How one tool validates arguments and calls its function."""
-
-    def validate(self, tool: str, data: dict[str, Any]) -> Any:
-        raise NotImplementedError
-
-    def call(self, fn: Callable[..., Any], args: Any) -> Any:
-        raise NotImplementedError
-
-
-class _ModelArgs(_Args):
-    __slots__ = ("model",)
-
-    def __init__(self, model: type[BaseModel]) -> None:
-        self.model = model
-
-    def validate(self, tool: str, data: dict[str, Any]) -> Any:
-        try:
-            return self.model.model_validate(data)
-        except ValidationError as e:
-            raise ToolArgumentsError(tool, _describe_validation_error(e)) from None
-
-    def call(self, fn: Callable[..., Any], args: Any) -> Any:
-        return fn(args)
-
-
-class _KwargsArgs(_ModelArgs):
-    __slots__ = ("names",)
-
-    def __init__(self, model: type[BaseModel], names: list[str]) -> None:
-        super().__init__(model)
-        self.names = names
-
-    def validate(self, tool: str, data: dict[str, Any]) -> Any:
-        inst = super().validate(tool, data)
-        # Attribute access keeps nested models as model instances (model_dump would flatten them).
-        return {n: getattr(inst, n) for n in self.names}
-
-    def call(self, fn: Callable[..., Any], args: Any) -> Any:
-        return fn(**args)
-
-
-_JSON_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-    "array": (list,),
-    "object": (dict,),
-    "null": (type(None),),
-}
-
-
-class _SchemaArgs(_Args):
-    """Top-level checks for a hand-written schema (no third-party JSON Schema validator)."""
-
-    __slots__ = ("schema",)
-
-    def __init__(self, schema: JsonSchema) -> None:
-        self.schema = schema
-
-    def validate(self, tool: str, data: dict[str, Any]) -> Any:
-        props: dict[str, Any] = self.schema.get("properties") or {}
-        problems: list[str] = []
-        for name in self.schema.get("required") or []:
-            if name not in data:
-                problems.append(f"{name}: field required")
-        if self.schema.get("additionalProperties") is False:
-            problems.extend(f"{name}: unexpected argument" for name in data if name not in props)
-        for name, value in data.items():
-            sub = props.get(name)
-            if isinstance(sub, dict):
-                why = _check_value(sub, value)
-                if why:
-                    problems.append(f"{name}: {why} (got {value!r:.60})")
-        if problems:
-            raise ToolArgumentsError(tool, "; ".join(problems))
-        return data
-
-    def call(self, fn: Callable[..., Any], args: Any) -> Any:
-        return fn(args)
-
-
-def _check_value(schema: Mapping[str, Any], value: Any) -> str:
-    types = schema.get("type")
-    if types is not None:
-        names = [types] if isinstance(types, str) else list(types)
-        ok = False
-        for t in names:
-            py = _JSON_TYPES.get(t)
-            if py is None:
-                ok = True  # unknown type keyword: do not guess
-                break
-            # bool is an int in Python but not a JSON integer/number
-            if isinstance(value, py) and not (isinstance(value, bool) and t in ("integer", "number")):
-                ok = True
-                break
-        if not ok:
-            return f"expected {' or '.join(names)}"
-    enum = schema.get("enum")
-    if isinstance(enum, list) and value not in enum:
-        return f"expected one of {enum}"
-    return ""
 
 
 # -- FuncTool --------------------------------------------------------------------
@@ -195,7 +90,7 @@ class FuncTool:
         *,
         return_direct: bool = False,
         side_effects: bool = False,
-        _args: _Args | None = None,
+        _args: Args | None = None,
     ) -> None:
         check_tool_name(name)
         if not callable(fn):
@@ -211,7 +106,7 @@ class FuncTool:
         self.fn = fn
         self.return_direct = bool(return_direct)
         self.side_effects = bool(side_effects)
-        self._args = _args if _args is not None else _SchemaArgs(clean)
+        self._args = _args if _args is not None else SchemaArgs(clean)
 
     # -- constructors -------------------------------------------------------
     @classmethod
@@ -232,7 +127,7 @@ class FuncTool:
             raw = model.model_json_schema()
         except Exception as e:  # pydantic raises several types for unschematisable fields
             raise ToolDefinitionError(name, f"cannot derive a JSON Schema from {model.__name__}: {e}") from e
-        return cls(name, description, raw, fn, return_direct=return_direct, side_effects=side_effects, _args=_ModelArgs(model))
+        return cls(name, description, raw, fn, return_direct=return_direct, side_effects=side_effects, _args=ModelArgs(model))
 
     @classmethod
     def from_function(
@@ -292,7 +187,7 @@ class FuncTool:
         except Exception as e:
             raise ToolDefinitionError(tool_name, f"cannot derive a JSON Schema from the parameters of {fn!r}: {e}") from e
         desc_text = description if description is not None else doc_text
-        return cls(tool_name, desc_text, raw, fn, return_direct=return_direct, side_effects=side_effects, _args=_KwargsArgs(model, names))
+        return cls(tool_name, desc_text, raw, fn, return_direct=return_direct, side_effects=side_effects, _args=KwargsArgs(model, names))
 
     # -- use ------------------------------------------------------------------
     def validate(self, arguments: str | Mapping[str, Any]) -> Any:
@@ -409,109 +304,14 @@ def _has_description(hint: Any) -> bool:
     return any(isinstance(m, FieldInfo) and m.description for m in get_args(hint)[1:])
 
 
-_SECTION_RE = re.compile(r"^(Args|Arguments|Parameters|Params|Returns|Return|Yields|Raises|Examples?|Notes?|Attributes):\s*$")
-_ARGS_SECTIONS = {"Args", "Arguments", "Parameters", "Params"}
-_PARAM_RE = re.compile(r"^(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
-
-
-def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
-    """Split a Google-style docstring into (description, {param: description})."""
-    lines = doc.splitlines()
-    desc: list[str] = []
-    params: dict[str, str] = {}
-    i = 0
-    while i < len(lines) and not _SECTION_RE.match(lines[i].strip()):
-        desc.append(lines[i])
-        i += 1
-    section = ""
-    current = ""
-    base_indent = -1
-    for line in lines[i:]:
-        stripped = line.strip()
-        m = _SECTION_RE.match(stripped)
-        if m and (len(line) - len(line.lstrip())) == 0:
-            section, current, base_indent = m.group(1), "", -1
-            continue
-        if section not in _ARGS_SECTIONS or not stripped:
-            continue
-        indent = len(line) - len(line.lstrip())
-        if base_indent < 0:
-            base_indent = indent
-        pm = _PARAM_RE.match(stripped)
-        if indent == base_indent and pm:
-            current = pm.group(1).lstrip("*")
-            params[current] = pm.group(2).strip()
-        elif current and indent > base_indent:
-            params[current] = f"{params[current]} {stripped}".strip()
-    return "\n".join(desc).strip(), params
-
-
-_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
-_SCHEMA_ONE = ("items", "additionalProperties", "not", "contains", "if", "then", "else", "propertyNames", "unevaluatedProperties")
-
-
-def clean_schema(schema: JsonSchema, tool: str = "") -> JsonSchema:
-    """Provider-ready copy: no ``title`` keys, local ``$ref`` s inlined, root has ``properties`` and ``required``."""
-    defs: dict[str, Any] = dict(schema.get("$defs") or {})
-    defs.update(schema.get("definitions") or {})
-
-    def walk(node: Any, stack: tuple[str, ...]) -> Any:
-        if isinstance(node, list):
-            return [walk(x, stack) for x in node]
-        if not isinstance(node, dict):
-            return node
-        if "$ref" in node:
-            ref = node["$ref"]
-            key = (
-                ref.rsplit("/", 1)[-1]
-                if isinstance(ref, str) and (ref.startswith("#/$defs/") or ref.startswith("#/definitions/"))
-                else None
-            )
-            if key is None or key not in defs:
-                raise ToolDefinitionError(tool, f"schema reference {ref!r} cannot be resolved; use a self-contained schema")
-            if key in stack:
-                raise ToolDefinitionError(tool, f"recursive schema through {key!r}; providers need a finite schema")
-            target = walk(defs[key], (*stack, key))
-            rest = walk({k: v for k, v in node.items() if k != "$ref"}, stack)
-            return {**target, **rest}
-        out: dict[str, Any] = {}
-        for k, v in node.items():
-            if k in ("title", "$defs", "definitions"):
-                continue
-            if k in _SCHEMA_MAPS and isinstance(v, dict):
-                out[k] = {name: walk(sub, stack) for name, sub in v.items()}
-            elif k in _SCHEMA_LISTS and isinstance(v, list):
-                out[k] = [walk(sub, stack) for sub in v]
-            elif k in _SCHEMA_ONE and isinstance(v, dict | list):
-                out[k] = walk(v, stack)
-            else:
-                out[k] = json.loads(json.dumps(v)) if isinstance(v, dict | list) else v
-        return out
-
-    try:
-        root = walk(schema, ())
-    except ToolDefinitionError:
-        raise
-    except (TypeError, ValueError) as e:
-        raise ToolDefinitionError(tool, f"schema is not plain JSON: {e}") from e
-    if root.get("type") == "object":
-        root.setdefault("properties", {})
-        root.setdefault("required", [])
-    return dict(root)
-
-
-def _describe_validation_error(e: ValidationError) -> str:
-    parts: list[str] = []
-    for err in e.errors(include_url=False):
-        loc = ".".join(str(x) for x in err["loc"]) or "(arguments)"
-        if err["type"] == "extra_forbidden":
-            parts.append(f"{loc}: unexpected argument")
-        elif err["type"] == "missing":
-            parts.append(f"{loc}: field required")
-        else:
-            parts.append(f"{loc}: {err['msg']} (got {err.get('input')!r:.60})")
-    return "; ".join(parts)
-
-
-__all__ = ["TOOL_NAME_RE", "FuncTool", "SearchWebTool", "Tool", "check_tool_name", "clean_schema", "parse_docstring", "result_to_text"]
+__all__ = [
+    "TOOL_NAME_RE",
+    "FuncTool",
+    "JsonSchema",
+    "SearchWebTool",
+    "Tool",
+    "check_tool_name",
+    "clean_schema",
+    "parse_docstring",
+    "result_to_text",
+]

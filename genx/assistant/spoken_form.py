@@ -11,7 +11,7 @@ the same stream) get the same words:
 * ``**bold**``, ``_italics_``, backticks and strike-through markers are removed,
   a fenced code block is left out entirely;
 * ``[text](url)`` keeps the text; a bare URL is read as its host ("bbc dot co dot uk");
-* emoji and other pictographs are removed;
+* emoji and other pictographs are removed (the rule: :func:`genx.local.speakable.is_pictograph`, plus the emoji blocks);
 * a number with a unit, currency or percent is read in words ("20 km" →
   "twenty kilometres", "$5" → "five dollars", "30°C" → "thirty degrees Celsius",
   "50%" → "fifty percent"); bare numbers stay digits (the voice reads them);
@@ -26,9 +26,9 @@ Pure: no I/O, no clock.
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from genx.assistant.numbers import number_words, ordinal_word
+from genx.local.speakable import is_pictograph
 
 __all__ = ["UNITS", "SpokenForm", "spoken"]
 
@@ -98,14 +98,14 @@ _HEADING = re.compile(r"^#{1,6}$")
 _URL = re.compile(r"^(?P<lead>[(\[<]*)(?:https?://|www\.)(?P<host>[^/\s?#)\]>]+)[^\s]*?(?P<tail>[.,!?;:]*)$", re.IGNORECASE)
 _TAIL = re.compile(r"[.,!?;:]+$")
 _TERMINAL = ".!?:;,"
-_PICTO_RANGES = ((0x1F000, 0x1FAFF), (0x2600, 0x27BF), (0x2B00, 0x2BFF), (0xFE00, 0xFE0F), (0x200D, 0x200D), (0xE0020, 0xE007F))
+# besides genx.local.speakable's is_pictograph: the emoji blocks whole (their unassigned and bracket characters too),
+# the zero-width joiner and the tag characters of flag sequences
+_PICTO_RANGES = ((0x1F000, 0x1FAFF), (0x2600, 0x27BF), (0x2B00, 0x2BFF), (0x200D, 0x200D), (0xE0020, 0xE007F))
 
 
 def _is_picto(ch: str) -> bool:
     cp = ord(ch)
-    if any(lo <= cp <= hi for lo, hi in _PICTO_RANGES):
-        return True
-    return ch != "°" and unicodedata.category(ch) == "So"
+    return any(lo <= cp <= hi for lo, hi in _PICTO_RANGES) or is_pictograph(ch)
 
 
 def _amount(cur: str, num: str) -> str | None:

@@ -55,22 +55,36 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
-import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from genx.chunk import FuncCall, Message, MessageChunk, Role, StreamCtrl, Text
+from genx.chunk import FuncCall, MessageChunk, Role, StreamCtrl, Text
 from genx.errors import GenxError, StreamClosedError, ToolArgumentsError, ToolDefinitionError
+from genx.generators.llamacpp_decode import LlamaStream, Run, decode, prefill, run_in_own_thread
+from genx.generators.llamacpp_model import (
+    EmptyPromptError,
+    LlamaBusyError,
+    LlamaError,
+    LlamaOptions,
+    check_gguf,
+    llama_model,
+)
+from genx.generators.llamacpp_prompt import (
+    CONSTRAINT_KEYS,
+    EXTRA_KEYS,
+    UnsupportedLlamaSettingError,
+    chat_messages,
+    constrained_decoding,
+    fit_messages,
+    sampling_kwargs,
+)
 from genx.generators.providers.errors import UnsupportedSettingError
 from genx.ids import new_stream_id
-from genx.local.models import DEFAULT_LLM, ModelLoadError, SharedModel, find_model, require_module
+from genx.local.models import DEFAULT_LLM, find_model
 from genx.model import ModelContext, ModelParams, Usage
 from genx.prompts import DEFAULT_SYSTEM_PROMPT
-from genx.stream import BuiltStream, StreamBuilder
+from genx.stream import StreamBuilder
 from genx.threads import start_thread
 
 if TYPE_CHECKING:
@@ -88,355 +102,6 @@ PROVIDER = "llamacpp"
 SPOKEN_STYLE = DEFAULT_SYSTEM_PROMPT
 
 DEFAULT_PARAMS = ModelParams(max_tokens=160, temperature=0.3, top_p=0.9, top_k=40, repeat_penalty=1.1)
-
-#: ModelParams.extra keys passed to llama.cpp as they are; any other key is rejected.
-EXTRA_KEYS = frozenset({"min_p", "typical_p", "tfs_z", "mirostat_mode", "mirostat_tau", "mirostat_eta", "logit_bias"})
-#: ModelParams.extra keys that constrain decoding (see :func:`constrained_decoding`).
-CONSTRAINT_KEYS = frozenset({"grammar", "json_schema"})
-
-_MESSAGE_OVERHEAD_TOKENS = 8  # role markers of one turn in the chat template
-_CONTEXT_MARGIN_TOKENS = 16
-
-
-class LlamaError(GenxError):
-    """Base of the llama.cpp generator's own errors."""
-
-
-class EmptyPromptError(LlamaError, ValueError):
-    def __init__(self) -> None:
-        super().__init__("nothing to answer: the model context has no user, assistant or tool message with text; add a user message")
-
-
-class LlamaBusyError(LlamaError):
-    """The model stayed busy (another call held its lock) longer than a short exclusive use may wait."""
-
-    def __init__(self, waited_s: float) -> None:
-        self.waited_s = waited_s
-        super().__init__(f"the llama.cpp model was busy for {waited_s * 1000:.0f} ms; try again when the current answer has finished")
-
-
-class UnsupportedLlamaSettingError(LlamaError, ValueError):
-    def __init__(self, key: str) -> None:
-        self.key = key
-        super().__init__(
-            f"ModelParams.extra[{key!r}] is not a llama.cpp sampling setting; "
-            f"supported extras: {', '.join(sorted(EXTRA_KEYS | CONSTRAINT_KEYS))}"
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class LlamaOptions:
-    path: str | None = None  # a GGUF file; None = the packaged SmolLM2-135M-Instruct
-    n_ctx: int = 2048
-    n_threads: int = 0  # token generation; 0 = half the cores (the other half synthesizes the answer's speech)
-    n_threads_batch: int = 0  # prompt evaluation; 0 = all cores
-    n_batch: int = 256
-    chat_format: str | None = None  # None = the template inside the GGUF
-    nice: int = 0  # Linux: decode at this nice increment (0 = off; see the module docstring before raising it)
-
-    def threads(self) -> int:
-        return self.n_threads if self.n_threads > 0 else max(1, (os.cpu_count() or 1) // 2)
-
-    def threads_batch(self) -> int:
-        return self.n_threads_batch if self.n_threads_batch > 0 else max(1, os.cpu_count() or 1)
-
-
-@dataclass(slots=True)
-class _Loaded:
-    llm: Llama
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-
-def check_gguf(path: Path) -> None:
-    """:class:`ModelLoadError` unless ``path`` is a readable file starting with the GGUF magic."""
-    if path.is_dir():
-        raise ModelLoadError("GGUF model", path, "this is a folder; point to the .gguf file inside it")
-    try:
-        with path.open("rb") as f:
-            magic = f.read(4)
-    except OSError as exc:
-        raise ModelLoadError("GGUF model", path, exc) from exc
-    if magic != b"GGUF":
-        raise ModelLoadError("GGUF model", path, f"not a GGUF file (starts with {magic!r}, expected b'GGUF')")
-
-
-def llama_model(options: LlamaOptions) -> SharedModel[_Loaded]:
-    require_module("llama_cpp", "llama-cpp-python", "the local LLM")
-    path = find_model(options.path, DEFAULT_LLM)
-    threads, threads_batch = options.threads(), options.threads_batch()
-
-    def load() -> _Loaded:
-        check_gguf(path)
-        from llama_cpp import Llama
-
-        try:
-            llm = Llama(
-                model_path=str(path),
-                n_ctx=options.n_ctx,
-                n_threads=threads,
-                n_threads_batch=threads_batch,
-                n_batch=options.n_batch,
-                chat_format=options.chat_format,
-                verbose=False,
-            )
-        except Exception as exc:
-            raise ModelLoadError("GGUF model", path, exc) from exc
-        return _Loaded(llm)
-
-    key = ("llama", str(path.resolve()), options.n_ctx, threads, threads_batch, options.n_batch, options.chat_format)
-    return SharedModel(key, load, f"GGUF model {path.name}")
-
-
-# -- context → chat messages --------------------------------------------------------
-
-
-def chat_messages(ctx: ModelContext, default_system: str) -> list[dict[str, str]]:
-    """OpenAI-style messages for the chat template. Tool traffic becomes plain text turns."""
-    system = "\n\n".join(p.text for p in ctx.prompts() if p.text.strip()) or default_system
-    cots = [c for c in ctx.cots() if c.strip()]
-    if cots:
-        system += "\n\n" + "\n".join(cots)
-    out: list[dict[str, str]] = [{"role": "system", "content": system}] if system else []
-    for m in ctx.messages():
-        role, content = _message_text(m)
-        if not content.strip():
-            continue
-        if out and out[-1]["role"] == role and role != "system":
-            out[-1]["content"] += "\n" + content
-        else:
-            out.append({"role": role, "content": content})
-    return out
-
-
-def _message_text(m: Message) -> tuple[str, str]:
-    text = "".join(p.text for p in m.parts if isinstance(p, Text))
-    if m.role == Role.TOOL or m.tool_result is not None:
-        r = m.tool_result
-        name = r.name if r is not None else m.name
-        content = r.content if r is not None else text
-        return "user", f"[result of {name}{' (error)' if r is not None and r.is_error else ''}]: {content}"
-    if m.role == Role.ASSISTANT:
-        calls = "".join(f"\n[called {c.name}({c.arguments})]" for c in m.tool_calls)
-        return "assistant", text + calls
-    if m.role == Role.SYSTEM:
-        return "system", text
-    return "user", text
-
-
-def fit_messages(messages: list[dict[str, str]], count: Callable[[str], int], budget: int) -> tuple[list[dict[str, str]], str]:
-    """Drop the oldest non-system turns, then shorten the longest message, until ``budget`` tokens fit.
-
-    Returns the messages and a note of what was cut ("" when nothing was).
-    """
-    msgs = [dict(m) for m in messages]
-    sizes = [count(m["content"]) + _MESSAGE_OVERHEAD_TOKENS for m in msgs]
-    total = sum(sizes)
-    if total <= budget:
-        return msgs, ""
-    notes: list[str] = []
-    dropped = 0
-    while total > budget:
-        first = next((i for i, m in enumerate(msgs) if m["role"] != "system"), None)
-        last_user = max((i for i, m in enumerate(msgs) if m["role"] != "system"), default=None)
-        if first is None or first == last_user:
-            break
-        total -= sizes.pop(first)
-        msgs.pop(first)
-        dropped += 1
-    if dropped:
-        notes.append(f"dropped the {dropped} oldest message(s)")
-    for _ in range(6):
-        if total <= budget:
-            break
-        i = max(range(len(msgs)), key=lambda k: sizes[k])
-        content = msgs[i]["content"]
-        over = total - budget
-        keep_tokens = max(8, sizes[i] - _MESSAGE_OVERHEAD_TOKENS - over)
-        keep_chars = max(16, int(len(content) * keep_tokens / max(1, sizes[i] - _MESSAGE_OVERHEAD_TOKENS) * 0.95))
-        head = keep_chars // 3
-        short = content[:head] + " … " + content[len(content) - (keep_chars - head) :]
-        msgs[i]["content"] = short
-        new_size = count(short) + _MESSAGE_OVERHEAD_TOKENS
-        notes.append(f"shortened a {msgs[i]['role']} message from {len(content)} to {len(short)} characters")
-        total += new_size - sizes[i]
-        sizes[i] = new_size
-    return msgs, "; ".join(notes)
-
-
-def sampling_kwargs(params: ModelParams) -> dict[str, Any]:
-    kw: dict[str, Any] = {}
-    if params.max_tokens is not None:
-        kw["max_tokens"] = params.max_tokens
-    if params.temperature is not None:
-        kw["temperature"] = params.temperature
-    if params.top_p is not None:
-        kw["top_p"] = params.top_p
-    if params.top_k is not None:
-        kw["top_k"] = params.top_k
-    if params.stop:
-        kw["stop"] = list(params.stop)
-    if params.frequency_penalty is not None:
-        kw["frequency_penalty"] = params.frequency_penalty
-    if params.presence_penalty is not None:
-        kw["presence_penalty"] = params.presence_penalty
-    if params.repeat_penalty is not None:
-        kw["repeat_penalty"] = params.repeat_penalty
-    if params.seed is not None:
-        kw["seed"] = params.seed
-    for key, value in params.extra.items():
-        if key in CONSTRAINT_KEYS:
-            continue
-        if key not in EXTRA_KEYS:
-            raise UnsupportedLlamaSettingError(key)
-        kw[key] = value
-    kw.update(constrained_decoding(grammar=params.extra.get("grammar"), json_schema=params.extra.get("json_schema")))
-    return kw
-
-
-def constrained_decoding(*, grammar: str | None = None, json_schema: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """``create_chat_completion`` arguments that constrain decoding: a GBNF grammar, or a JSON Schema; ``{}`` for neither.
-
-    The one place grammar arguments are built (``generate_stream`` through
-    :func:`sampling_kwargs`, and ``invoke``). ``grammar`` is GBNF text with a
-    ``root`` rule; it is parsed by llama.cpp when decoding starts (a bad grammar
-    ends the stream with llama.cpp's error). ``json_schema`` becomes llama.cpp's
-    own schema-to-grammar conversion (``response_format``).
-    """
-    if grammar is not None and json_schema is not None:
-        raise LlamaError("constrain decoding with a grammar or a JSON schema, not both")
-    if grammar is not None:
-        if not isinstance(grammar, str) or "root" not in grammar:
-            raise LlamaError("ModelParams.extra['grammar'] must be GBNF text with a 'root' rule")
-        from llama_cpp.llama_grammar import LlamaGrammar
-
-        return {"grammar": LlamaGrammar.from_string(grammar, verbose=False)}
-    if json_schema is not None:
-        if not isinstance(json_schema, Mapping):
-            raise LlamaError("ModelParams.extra['json_schema'] must be a JSON Schema object (a dict)")
-        return {"response_format": {"type": "json_object", "schema": dict(json_schema)}}
-    return {}
-
-
-# -- one decoding run in a worker thread ----------------------------------------------
-
-
-@dataclass(slots=True)
-class _Run:
-    """What one decoding run shares between its worker thread and the event loop."""
-
-    stop: threading.Event = field(default_factory=threading.Event)
-    finished: threading.Event = field(default_factory=threading.Event)
-    prompt_tokens: int = 0
-    generated_tokens: int = 0
-    tokens_after_stop: int = 0  # tokens decoded after stop was set (cancellation latency, in tokens)
-    finish_reason: str = ""
-    note: str = ""
-
-
-def _decode(
-    model: SharedModel[_Loaded], messages: list[dict[str, str]], kwargs: dict[str, Any], run: _Run, on_text: Callable[[str], None]
-) -> None:
-    """Blocking: wait for the model, decode, call ``on_text`` per delta. Sets ``run.finished``."""
-    try:
-        loaded = model.get()
-        while not loaded.lock.acquire(timeout=0.05):
-            if run.stop.is_set():
-                run.finish_reason = "cancelled"
-                return
-        try:
-            if run.stop.is_set():
-                run.finish_reason = "cancelled"
-                return
-            llm = loaded.llm
-            budget = llm.n_ctx() - int(kwargs.get("max_tokens") or 0) - _CONTEXT_MARGIN_TOKENS
-            fitted, run.note = fit_messages(messages, lambda s: len(llm.tokenize(s.encode("utf-8"), add_bos=False, special=True)), budget)
-            if run.note:
-                log.warning("llama.cpp: the conversation does not fit n_ctx=%d: %s", llm.n_ctx(), run.note)
-            if kwargs.get("seed") is not None:
-                # A reused KV-cache prefix changes the logits slightly (other batch shapes): a seeded
-                # call evaluates the whole prompt so the same seed gives the same answer.
-                llm.reset()  # type: ignore[no-untyped-call]
-            stream: Iterator[Any] = iter(llm.create_chat_completion(fitted, stream=True, **kwargs))  # type: ignore[arg-type]
-            try:
-                for chunk in stream:
-                    if run.stop.is_set():
-                        run.tokens_after_stop += 1
-                        run.finish_reason = "cancelled"
-                        break
-                    choice = chunk["choices"][0]
-                    text = choice["delta"].get("content") or ""
-                    if text:
-                        if run.generated_tokens == 0:
-                            run.prompt_tokens = llm.n_tokens
-                        run.generated_tokens += 1
-                        on_text(text)
-                    reason = choice.get("finish_reason")
-                    if reason:
-                        run.finish_reason = str(reason)
-            finally:
-                close = getattr(stream, "close", None)
-                if close is not None:
-                    close()
-        finally:
-            loaded.lock.release()
-    finally:
-        run.finished.set()
-
-
-def _prefill(model: SharedModel[_Loaded], messages: list[dict[str, str]], result: list[bool]) -> None:
-    """Blocking: evaluate ``messages`` (ending with an empty user message) into the KV cache, unless the model is busy."""
-    loaded = model.get()
-    if not loaded.lock.acquire(timeout=0.2):
-        result.append(False)
-        return
-    try:
-        llm = loaded.llm
-        budget = llm.n_ctx() - 256 - _CONTEXT_MARGIN_TOKENS
-        fitted, note = fit_messages(messages, lambda s: len(llm.tokenize(s.encode("utf-8"), add_bos=False, special=True)), budget)
-        if note:  # the real prompt will be trimmed its own way: nothing to gain
-            result.append(False)
-            return
-        # the same formatting path as a real answer; llama.cpp reuses the longest common token prefix, so
-        # the next prompt evaluates only from where the new user message starts
-        llm.create_chat_completion(fitted, max_tokens=1, temperature=0.0)  # type: ignore[arg-type]
-        result.append(True)
-    finally:
-        loaded.lock.release()
-
-
-def run_in_own_thread(loop: asyncio.AbstractEventLoop, nice: int, fn: Callable[..., None], *args: Any) -> asyncio.Future[None]:
-    """Run ``fn(*args)`` in a new thread at ``nice`` (Linux; a pool thread could not get its priority back).
-
-    Not a daemon: the interpreter waits for it at exit (a daemon still inside llama.cpp while Python
-    finalizes crashed the app on quit); decoding stops within a token once its stream is closed.
-    ``loop`` must be the running loop (the future settles there).
-    """
-    return start_thread(lambda: fn(*args), name="llama.cpp-decode", daemon=False, nice=nice)
-
-
-class LlamaStream(BuiltStream):
-    """The stream of :meth:`LlamaCppGenerator.generate_stream`; ``usage`` / ``finish_reason`` once ended.
-
-    ``run_finished`` is a ``threading.Event`` set when the worker thread has stopped
-    decoding (after the end, or after a close).
-    """
-
-    __slots__ = ("_run", "finish_reason", "stream_id", "usage")
-
-    def __init__(self, builder: StreamBuilder, run: _Run, stream_id: str) -> None:
-        super().__init__(builder)
-        self._run = run
-        self.stream_id = stream_id
-        self.usage: Usage | None = None
-        self.finish_reason = ""
-
-    @property
-    def run_finished(self) -> threading.Event:
-        return self._run.finished
-
-    @property
-    def tokens_after_stop(self) -> int:
-        return self._run.tokens_after_stop
 
 
 class LlamaCppGenerator:
@@ -474,7 +139,7 @@ class LlamaCppGenerator:
         messages = chat_messages(ctx, self.system_prompt)
         messages.append({"role": "user", "content": ""})
         result: list[bool] = []
-        await run_in_own_thread(asyncio.get_running_loop(), self.options.nice, _prefill, self.model, messages, result)
+        await run_in_own_thread(asyncio.get_running_loop(), self.options.nice, prefill, self.model, messages, result)
         return bool(result and result[0])
 
     async def run_exclusive(self, fn: Callable[[Llama], T], *, wait_s: float) -> T:
@@ -514,7 +179,7 @@ class LlamaCppGenerator:
             raise EmptyPromptError()
         loop = asyncio.get_running_loop()
         out = StreamBuilder()
-        run = _Run()
+        run = Run()
         sid = new_stream_id()
         stream = LlamaStream(out, run, sid)
         out.stream = stream
@@ -557,7 +222,7 @@ class LlamaCppGenerator:
                 out.done()
 
         t0 = time.perf_counter()
-        fut = run_in_own_thread(loop, self.options.nice, _decode, self.model, messages, kwargs, run, on_text)
+        fut = run_in_own_thread(loop, self.options.nice, decode, self.model, messages, kwargs, run, on_text)
         fut.add_done_callback(finish)
         log.debug("llama.cpp %s: generation started (%d messages) in %.1f ms", pattern, len(messages), (time.perf_counter() - t0) * 1000)
         return stream
@@ -606,11 +271,11 @@ class LlamaCppGenerator:
         assert last is not None
         raise last
 
-    async def _complete(self, messages: list[dict[str, str]], kwargs: dict[str, Any], tool: FuncTool) -> tuple[str, _Run]:
-        run = _Run()
+    async def _complete(self, messages: list[dict[str, str]], kwargs: dict[str, Any], tool: FuncTool) -> tuple[str, Run]:
+        run = Run()
         parts: list[str] = []
         loop = asyncio.get_running_loop()
-        fut = run_in_own_thread(loop, self.options.nice, _decode, self.model, messages, kwargs, run, parts.append)
+        fut = run_in_own_thread(loop, self.options.nice, decode, self.model, messages, kwargs, run, parts.append)
         try:
             await asyncio.shield(fut)
         except asyncio.CancelledError:
@@ -660,7 +325,9 @@ def from_config(spec: Any = None, provider: Any = None, secrets: Any = None) -> 
 
 
 __all__ = [
+    "CONSTRAINT_KEYS",
     "DEFAULT_PARAMS",
+    "EXTRA_KEYS",
     "SPOKEN_STYLE",
     "EmptyPromptError",
     "LlamaBusyError",
@@ -675,5 +342,6 @@ __all__ = [
     "fit_messages",
     "from_config",
     "llama_model",
+    "run_in_own_thread",
     "sampling_kwargs",
 ]

@@ -5,11 +5,14 @@ Owns: finding the offline models in their pip packages or at a configured path
 typed "model not found / not loadable" errors), the VAD transformer
 (:mod:`genx.local.vad`, webrtcvad frames or Silero VAD v6 frames from
 :mod:`genx.local.silero_vad`), the faster-whisper streaming ASR transformer
-(:mod:`genx.local.asr`, with partial stabilisation in :mod:`genx.local.partials`),
+(:mod:`genx.local.asr`: settings in :mod:`~genx.local.asr_settings`, one call in
+:mod:`~genx.local.asr_call`, one utterance in :mod:`~genx.local.asr_utterance`, partial
+stabilisation in :mod:`genx.local.partials`),
 the Piper synthesizer for the streamkit TTS pipeline (:mod:`genx.local.piper_tts`,
 text cleanup in :mod:`genx.local.speakable`), the microWakeWord wake word detector
 (:mod:`genx.local.wakeword`, ``pymicro-wakeword``), and two small shared pieces: the
-16 kHz mono input format (:mod:`genx.local.pcm`) and the per-call task wiring of
+16 kHz mono input format (:mod:`genx.local.pcm`), reading utterance routes
+(:mod:`genx.local.route_input`, the VAD's and the ASR's) and the per-call task wiring of
 a transform (:mod:`genx.local.pump`).
 
 Does not own: the in-process llama.cpp generator (``genx.generators.llamacpp``,

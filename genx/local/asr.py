@@ -6,7 +6,9 @@ control EOS. Other chunks pass through unchanged. A route's BOS may carry
 ``meta = {"prompt": text}`` (:data:`PROMPT`): what was said just before (the
 conversation's last turn), handed to the decoder for the route's final decodes
 (flush, segment, final; never partials), see :class:`~genx.local.whisper.WhisperOptions`.
-The decoder itself (:class:`Decoder`, :class:`WhisperDecoder`) lives in :mod:`genx.local.whisper`.
+The decoder itself (:class:`Decoder`, :class:`WhisperDecoder`) lives in :mod:`genx.local.whisper`;
+the settings and labels in :mod:`genx.local.asr_settings`, one call's route reading in
+:mod:`genx.local.asr_call`, one utterance's audio and decodes in :mod:`genx.local.asr_utterance`.
 
 Output per utterance, role user, on the utterance's StreamID (a fresh one when the
 input has none):
@@ -54,24 +56,13 @@ final rarely overlaps a partial.
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import math
-import time
-from collections.abc import Coroutine
-from dataclasses import dataclass, field, fields
+from dataclasses import fields
 from pathlib import Path
-from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-
-from genx.chunk import Blob, MessageChunk, Role
-from genx.errors import Done, GenxError
-from genx.ids import new_stream_id
+from genx.local.asr_call import AsrCall, route_prompt
+from genx.local.asr_settings import FINAL, FLUSH, PARTIAL, PROMPT, PROVISIONAL, SPEECH_START, AsrConfigError, AsrSettings
 from genx.local.models import config_mapping
-from genx.local.partials import LocalAgreement, join_text
-from genx.local.pcm import converter_to_16k_mono, dbfs, is_audio
+from genx.local.pcm import loudest_frame_dbfs, quietest_cut
 from genx.local.pump import spawn_transform
 from genx.local.whisper import (
     WHISPER_WINDOW_S,
@@ -83,71 +74,7 @@ from genx.local.whisper import (
     plausible_transcript,
     whisper_model,
 )
-from genx.stream import Stream, StreamBuilder
-from genx.transformers.audiostream.pcm import PCMConverter
-
-log = logging.getLogger(__name__)
-
-PARTIAL = "partial"
-FINAL = "final"
-FLUSH = "flush"  # input control label: transcribe what the route holds so far (the speaker paused)
-PROVISIONAL = "provisional"
-SPEECH_START = "speech_start"
-PROMPT = "prompt"  # input BOS meta key: text said before the utterance (the conversation's last turn), for its finals
-
-
-class AsrConfigError(GenxError, ValueError):
-    def __init__(self, field: str, value: object, why: str) -> None:
-        self.field = field
-        super().__init__(f"ASR setting {field}={value!r}: {why}")
-
-
-@dataclass(frozen=True, slots=True)
-class AsrSettings:
-    partials: bool = True
-    partial_interval_ms: int = 400
-    min_partial_ms: int = 500  # no partial for less audio than this (Whisper guesses on tiny clips)
-    partial_duty: float = 1.0  # idle time after a partial decode, as a multiple of its duration
-    partial_quiet_dbfs: float = -45.0  # no partial when every 30 ms of the new audio is quieter than this
-    partial_pause_ms: int = 60  # nor while the last this-many ms are that quiet (a pause: the final may be asked for next)
-    segment_max_ms: int = 20_000
-    segment_search_ms: int = 4_000
-    silence_dbfs: float = -55.0  # quieter clips are "" without decoding
-    min_decode_ms: int = 100
-
-    def validate(self) -> AsrSettings:
-        if self.partial_interval_ms < 50:
-            raise AsrConfigError("partial_interval_ms", self.partial_interval_ms, "must be at least 50 ms")
-        if not 2_000 <= self.segment_max_ms <= 28_000:
-            raise AsrConfigError("segment_max_ms", self.segment_max_ms, "must be 2,000 … 28,000 ms (Whisper reads 30 s windows)")
-        if not 200 <= self.segment_search_ms < self.segment_max_ms:
-            raise AsrConfigError("segment_search_ms", self.segment_search_ms, "must be at least 200 ms and below segment_max_ms")
-        return self
-
-
-def loudest_frame_dbfs(buf: bytearray, start: int, frame: int = 960) -> float:
-    """Level of the loudest 30 ms frame of ``buf[start:]`` (int16 bytes)."""
-    start -= start % 2
-    x = np.frombuffer(bytes(buf[start : len(buf) - (len(buf) - start) % 2]), dtype="<i2")
-    n = x.size // (frame // 2) * (frame // 2)
-    if n == 0:
-        return dbfs(x)
-    f = x[:n].astype(np.float32).reshape(-1, frame // 2)
-    peak = float(np.sqrt(np.max(np.mean(f * f, axis=1))))
-    return -120.0 if peak < 1e-3 else 20.0 * math.log10(peak / 32768.0)
-
-
-def quietest_cut(samples: npt.NDArray[np.int16], search: int, hop: int = 800) -> int:
-    """Sample index, within the last ``search`` samples, at the centre of the quietest 50 ms."""
-    n = samples.size
-    lo = max(hop, n - search)
-    best, best_e = n, math.inf
-    for start in range(lo, n - hop + 1, hop // 2):
-        w = samples[start : start + hop].astype(np.float32)
-        e = float(np.mean(w * w))
-        if e < best_e:
-            best, best_e = start + hop // 2, e
-    return best
+from genx.stream import Stream
 
 
 class AsrTransformer:
@@ -163,303 +90,8 @@ class AsrTransformer:
             await warm()
 
     async def transform(self, stream: Stream) -> Stream:
-        call = _AsrCall(self.decoder, self.settings)
+        call = AsrCall(self.decoder, self.settings)
         return spawn_transform(stream, lambda out: call.run(stream, out), "asr.transform")
-
-
-class _AsrCall:
-    __slots__ = ("decoder", "last_final", "live", "out", "routes", "settings", "tasks")
-
-    def __init__(self, decoder: Decoder, settings: AsrSettings) -> None:
-        self.decoder = decoder
-        self.settings = settings
-        self.routes: dict[str, _Utterance] = {}  # input StreamID → utterance still receiving audio
-        self.live: list[_Utterance] = []  # utterances whose output route is not closed yet (incl. finals running)
-        self.tasks: set[asyncio.Task[None]] = set()
-        self.out: StreamBuilder | None = None
-        self.last_final: asyncio.Task[None] | None = None  # finals are pushed in the order their utterances ended
-
-    def spawn(self, coro: Coroutine[Any, Any, None], u: _Utterance, name: str) -> asyncio.Task[None]:
-        task: asyncio.Task[None] = asyncio.get_running_loop().create_task(self._guard(coro, u), name=name)
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
-        return task
-
-    async def _guard(self, coro: Coroutine[Any, Any, None], u: _Utterance) -> None:
-        """A failed decode closes its route with the error and ends the whole output with it."""
-        try:
-            await coro
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            out = self.out
-            if out is not None and not out.ended:
-                u.close_route(str(exc) or type(exc).__name__)
-                out.abort(exc)
-
-    async def run(self, src: Stream, out: StreamBuilder) -> None:
-        self.out = out
-        routes = self.routes
-        try:
-            while not out.ended:
-                try:
-                    c = await src.next()
-                except Done:
-                    break
-                sid = c.stream_id
-                part = c.part
-                if isinstance(part, Blob) and is_audio(part.mime):
-                    u = routes.get(sid) or self._open(sid, c.timestamp)
-                    u.audio(part.mime, part.data)
-                    if c.is_end_of_stream():
-                        routes.pop(sid).end(c.error)
-                elif c.is_control_only() and c.ctrl is not None and (c.is_begin_of_stream() or sid in routes or c.label == FLUSH):
-                    if c.is_begin_of_stream():
-                        old = routes.pop(sid, None)
-                        if old is not None:
-                            old.end("")
-                        self._open(sid, c.timestamp, route_prompt(c))
-                    if c.label == FLUSH and sid in routes and not c.is_end_of_stream():
-                        routes[sid].flush()
-                    if c.is_end_of_stream() and sid in routes:
-                        routes.pop(sid).end(c.error)
-                else:
-                    out.push(c)
-            for u in list(routes.values()):
-                u.end("")
-            routes.clear()
-            while self.tasks:
-                await asyncio.gather(*list(self.tasks))
-        except BaseException as exc:
-            for u in list(self.live):
-                u.abandon(str(exc) or type(exc).__name__)
-            routes.clear()
-            for t in list(self.tasks):
-                t.cancel()
-            raise
-
-    def _open(self, sid: str, ts: int, prompt: str = "") -> _Utterance:
-        assert self.out is not None
-        u = self.routes[sid] = _Utterance(self, sid or new_stream_id(), prompt)
-        self.live.append(u)
-        self.out.push(MessageChunk.bos(u.sid, role=Role.USER, label=SPEECH_START, timestamp=ts))
-        return u
-
-
-def route_prompt(c: MessageChunk) -> str:
-    """The context text an utterance route's BOS carries (``meta[PROMPT]``), or ""."""
-    meta = c.meta if isinstance(c.meta, dict) else {}
-    value = meta.get(PROMPT)
-    return value.strip() if isinstance(value, str) else ""
-
-
-@dataclass(slots=True)
-class _Utterance:
-    """One utterance's audio and decode state. Lives on the event loop thread only."""
-
-    call: _AsrCall
-    sid: str
-    prompt: str = ""  # context for the final decodes (the BOS meta's PROMPT)
-    buf: bytearray = field(default_factory=bytearray)  # 16 kHz mono int16, the whole utterance
-    seg_start: int = 0  # byte offset of the open segment
-    closed: list[str] = field(default_factory=list)  # decoded text of closed segments (for the final)
-    closed_shown: list[str] = field(default_factory=list)  # what partials showed of them when they closed (never changes)
-    commit: asyncio.Task[None] | None = None  # last segment decode in the ordered chain
-    partial: asyncio.Task[None] | None = None
-    generation: int = 0  # bumped when a running partial becomes stale
-    last_partial_at: int = 0
-    partial_ready_at: float = 0.0  # monotonic time before which no partial starts (duty cycle)
-    shown: str = ""
-    seg_hypothesis: str = ""  # latest partial of the open segment: the placeholder when it closes
-    agreement: LocalAgreement = field(default_factory=LocalAgreement)
-    conv: PCMConverter | None = None
-    conv_mime: str = ""
-    ended: bool = False  # the input route ended
-    route_closed: bool = False  # the output route got its EOS
-    partial_count: int = 0
-    # the last flush: (bytes of buf it covered, seg_start then, its decode); the final reuses it when nothing
-    # audible came after it
-    flushed: tuple[int, int, asyncio.Task[str]] | None = None
-    provisional_sent: asyncio.Task[None] | None = None  # the last flush's push: the final goes out after it
-
-    # -- input ------------------------------------------------------------------
-    def audio(self, mime: str, data: bytes) -> None:
-        if mime != self.conv_mime or self.conv is None:
-            if self.conv is not None:
-                self.buf += self.conv.flush()
-            self.conv = converter_to_16k_mono(mime)
-            self.conv_mime = mime
-        if data:
-            self.buf += self.conv.process(data)
-        s = self.call.settings
-        if len(self.buf) - self.seg_start >= s.segment_max_ms * 32:
-            self._roll_segment()
-        self._maybe_partial()
-
-    def end(self, error: str) -> None:
-        """The utterance's EOS: start the final decode now, or forward the error."""
-        if self.ended:
-            return
-        self.ended = True
-        self.generation += 1
-        out = self.call.out
-        assert out is not None
-        if error:
-            if self.partial is not None:
-                self.partial.cancel()
-            self.close_route(error)
-            return
-        if self.conv is not None:
-            self.buf += self.conv.flush()
-        self.call.last_final = self.call.spawn(self._final(self.call.last_final), self, f"asr.final:{self.sid}")
-
-    def flush(self) -> None:
-        """The speaker paused: decode what the route holds now and send it as ``provisional`` text."""
-        if self.ended:
-            return
-        n = len(self.buf)
-        if self.flushed is not None and self.flushed[0] == n:
-            return
-        self.generation += 1  # a partial still running is older than this
-        task = asyncio.get_running_loop().create_task(self._decode_upto(n, final=True), name=f"asr.flush:{self.sid}")
-        self.flushed = (n, self.seg_start, task)
-        self.provisional_sent = self.call.spawn(self._provisional(task, n), self, f"asr.provisional:{self.sid}")
-
-    async def _decode_upto(self, n: int, final: bool) -> str:
-        tail = await self._decode(bytes(self.buf[self.seg_start : n]), final=final)
-        if self.commit is not None:
-            await self.commit
-        return join_text(*self.closed, tail)
-
-    async def _provisional(self, task: asyncio.Task[str], n: int) -> None:
-        text = await task
-        out = self.call.out
-        if self.route_closed or out is None or out.ended or self.flushed is None or self.flushed[2] is not task:
-            return
-        c = MessageChunk.text(text, role=Role.USER, stream_id=self.sid, label=PROVISIONAL)
-        c.meta = {"audio_ms": n // 32}
-        out.push(c)
-
-    def _reusable_flush(self) -> asyncio.Task[str] | None:
-        """The last flush's decode when the audio after it is all quiet (the final would hear the same)."""
-        f = self.flushed
-        if f is None or f[1] != self.seg_start:
-            return None
-        n, _, task = f
-        if len(self.buf) > n and loudest_frame_dbfs(self.buf, n) >= self.call.settings.partial_quiet_dbfs:
-            return None
-        return task
-
-    def abandon(self, error: str) -> None:
-        """The input failed: close the route with ``error``; pending decodes are dropped."""
-        self.generation += 1
-        self.ended = True
-        self.close_route(error)
-
-    def close_route(self, error: str = "") -> None:
-        """Push this route's one EOS (label ``final``), unless it was pushed already or the output ended."""
-        if self.route_closed:
-            return
-        self.route_closed = True
-        if self in self.call.live:
-            self.call.live.remove(self)
-        out = self.call.out
-        if out is not None and not out.ended:
-            out.push(MessageChunk.eos(self.sid, role=Role.USER, label=FINAL, error=error))
-
-    # -- decoding -----------------------------------------------------------------
-    async def _decode(self, pcm: bytes, final: bool) -> str:
-        s = self.call.settings
-        samples = np.frombuffer(pcm, dtype=np.int16)
-        if samples.size < s.min_decode_ms * 16 or dbfs(samples) < s.silence_dbfs:
-            return ""
-        audio = samples.astype(np.float32) / 32768.0
-        return await asyncio.to_thread(self.call.decoder.decode, audio, final, self.prompt if final else "")
-
-    def _maybe_partial(self) -> None:
-        s = self.call.settings
-        if not s.partials or self.ended or self.partial is not None:
-            return
-        n = len(self.buf)
-        if n - self.seg_start < s.min_partial_ms * 32 or n - self.last_partial_at < s.partial_interval_ms * 32:
-            return
-        if time.monotonic() < self.partial_ready_at:
-            return
-        if loudest_frame_dbfs(self.buf, self.last_partial_at) < s.partial_quiet_dbfs:
-            self.last_partial_at = n
-            return
-        if s.partial_pause_ms > 0 and loudest_frame_dbfs(self.buf, max(self.seg_start, n - s.partial_pause_ms * 32)) < s.partial_quiet_dbfs:
-            return  # (not consumed: speech after the pause starts the partial)
-        self.last_partial_at = n
-        self.partial = self.call.spawn(self._partial(bytes(self.buf[self.seg_start :]), self.generation), self, f"asr.partial:{self.sid}")
-
-    async def _partial(self, pcm: bytes, generation: int) -> None:
-        t0 = time.monotonic()
-        try:
-            text = await self._decode(pcm, final=False)
-        finally:
-            self.partial = None
-            t1 = time.monotonic()
-            self.partial_ready_at = t1 + (t1 - t0) * self.call.settings.partial_duty
-        out = self.call.out
-        if generation != self.generation or self.ended or out is None or out.ended:
-            log.debug("ASR %s: stale partial dropped", self.sid)
-            return
-        committed, tentative = self.agreement.update(text)
-        self.seg_hypothesis = join_text(committed, tentative)
-        shown = join_text(*self.closed_shown, committed, tentative)
-        if shown and shown != self.shown:
-            self.shown = shown
-            self.partial_count += 1
-            c = MessageChunk.text(shown, role=Role.USER, stream_id=self.sid, label=PARTIAL)
-            c.meta = {"committed": join_text(*self.closed_shown, committed), "tentative": tentative}
-            out.push(c)
-        self._maybe_partial()
-
-    def _roll_segment(self) -> None:
-        s = self.call.settings
-        seg = np.frombuffer(bytes(self.buf[self.seg_start :]), dtype=np.int16)
-        cut = self.seg_start + 2 * quietest_cut(seg, s.segment_search_ms * 16)
-        pcm = bytes(self.buf[self.seg_start : cut])
-        self.seg_start = cut
-        self.generation += 1
-        self.agreement.reset()
-        index = len(self.closed)
-        self.closed.append("")
-        self.closed_shown.append(self.seg_hypothesis)
-        self.seg_hypothesis = ""
-        self.commit = self.call.spawn(self._commit(self.commit, pcm, index), self, f"asr.segment:{self.sid}")
-        self.last_partial_at = self.seg_start
-
-    async def _commit(self, prev: asyncio.Task[None] | None, pcm: bytes, index: int) -> None:
-        text = await self._decode(pcm, final=True)
-        if prev is not None:
-            await prev
-        self.closed[index] = text
-
-    async def _final(self, prev: asyncio.Task[None] | None) -> None:
-        t0 = time.perf_counter()
-        reuse = self._reusable_flush()
-        if reuse is not None:
-            text = await reuse
-        else:
-            text = await self._decode_upto(len(self.buf), final=True)
-        if prev is not None:
-            await asyncio.wait([prev])  # the previous utterance's final goes out first (its failure is its own)
-        if self.provisional_sent is not None:
-            await asyncio.wait([self.provisional_sent])  # a provisional text never follows its route's final
-        out = self.call.out
-        if out is None or out.ended:
-            return
-        c = MessageChunk.text(text, role=Role.USER, stream_id=self.sid, label=FINAL)
-        c.meta = {
-            "audio_ms": len(self.buf) // 32,
-            "decode_ms": round((time.perf_counter() - t0) * 1000),
-            "partials": self.partial_count,
-            "from_flush": reuse is not None,
-        }
-        out.push(c)
-        self.close_route()
 
 
 def from_config(spec: object = None, secrets: object = None, *, decoder: Decoder | None = None) -> AsrTransformer:
@@ -479,8 +111,10 @@ def from_config(spec: object = None, secrets: object = None, *, decoder: Decoder
 
 __all__ = [
     "FINAL",
+    "FLUSH",
     "PARTIAL",
     "PROMPT",
+    "PROVISIONAL",
     "SPEECH_START",
     "WHISPER_WINDOW_S",
     "AsrConfigError",
@@ -492,6 +126,7 @@ __all__ = [
     "WhisperOptions",
     "encoder_window_s",
     "from_config",
+    "loudest_frame_dbfs",
     "plausible_transcript",
     "quietest_cut",
     "route_prompt",

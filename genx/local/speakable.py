@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+__all__ = ["is_pictograph", "speakable_text"]
+
 _CODE_FENCE = re.compile(r"^\s*(```|~~~).*$", re.MULTILINE)
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _ANGLE_URL = re.compile(r"<(?:https?://|www\.)[^>\s]*>", re.IGNORECASE)
@@ -26,16 +28,22 @@ _HTML_TAG = re.compile(r"</?[A-Za-z][^>]*>")
 _SPACE = re.compile(r"\s+")
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:!?])")
 
-# Symbols a voice should not read; letters, digits, punctuation and spaces stay.
-_DROP_CATEGORIES = frozenset({"So", "Sk", "Cs", "Co", "Cn", "Cf", "Me"})
+# Symbols a voice should not read besides pictographs; letters, digits, punctuation and spaces stay.
+_DROP_CATEGORIES = frozenset({"Sk", "Cs", "Co", "Cn", "Cf", "Me"})
 _KEEP_SYMBOLS = frozenset("%$€£+=&@°/")
+
+
+def is_pictograph(ch: str) -> bool:
+    """An emoji, pictograph or other symbol a voice would read by its name: a ``So`` character other than ``°``,
+    or a variation selector. The one rule for this, also used by the answer's spoken form
+    (:mod:`genx.assistant.spoken_form`)."""
+    return (ch != "°" and unicodedata.category(ch) == "So") or "\ufe00" <= ch <= "\ufe0f"
 
 
 def _drop_symbols(text: str) -> str:
     out = []
     for ch in unicodedata.normalize("NFC", text):
-        cat = unicodedata.category(ch)
-        if (cat in _DROP_CATEGORIES and ch not in _KEEP_SYMBOLS) or "\ufe00" <= ch <= "\ufe0f":
+        if is_pictograph(ch) or (unicodedata.category(ch) in _DROP_CATEGORIES and ch not in _KEEP_SYMBOLS):
             continue
         if ch == "|":
             out.append(",")

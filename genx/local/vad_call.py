@@ -13,10 +13,10 @@ import logging
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from genx.chunk import Blob, MessageChunk, Role
-from genx.errors import Done
+from genx.chunk import MessageChunk, Role
 from genx.ids import new_stream_id
-from genx.local.pcm import L16_16K_MONO, converter_to_16k_mono, is_audio
+from genx.local.pcm import L16_16K_MONO
+from genx.local.route_input import RouteConverter, route_chunks
 
 # the segmentation (settings, classifiers, state machines) is genx.local.vad_segment; its names are exported here too
 from genx.local.vad_segment import (
@@ -30,7 +30,6 @@ from genx.local.vad_segment import (
     UtteranceDetector,
 )
 from genx.stream import Stream, StreamBuilder
-from genx.transformers.audiostream.pcm import PCMConverter
 
 if TYPE_CHECKING:
     from genx.local.vad import VadTransformer
@@ -50,18 +49,13 @@ class VadCall:
     async def run(self, src: Stream, out: StreamBuilder) -> None:
         routes = self._routes
         try:
-            while True:
-                try:
-                    c = await src.next()
-                except Done:
-                    break
+            async for c, blob in route_chunks(src):
                 sid = c.stream_id
-                part = c.part
-                if isinstance(part, Blob) and is_audio(part.mime):
+                if blob is not None:
                     r = routes.get(sid)
                     if r is None:
                         r = routes[sid] = Route(self, out)
-                    r.audio(part.mime, part.data, c.timestamp)
+                    r.audio(blob.mime, blob.data, c.timestamp)
                     if c.is_end_of_stream():
                         routes.pop(sid).finish(c.error)
                 elif c.is_control_only() and c.ctrl is not None:
@@ -113,7 +107,6 @@ class Route:
         "_call",
         "_classifier",
         "_conv",
-        "_conv_mime",
         "_detector",
         "_out",
         "_pending",
@@ -135,8 +128,7 @@ class Route:
         self._classifier = call._owner._classifier_factory(s)
         self._detector = UtteranceDetector(s)
         self._trimmer: SpeechTrimmer | None = None
-        self._conv: PCMConverter | None = None
-        self._conv_mime = ""
+        self._conv = RouteConverter()
         self._pending = bytearray()
         self._samples = 0  # 16 kHz samples framed so far
         self._anchor_ms: int | None = None
@@ -154,11 +146,9 @@ class Route:
 
     # -- input ---------------------------------------------------------------
     def audio(self, mime: str, data: bytes, ts: int) -> None:
-        if mime != self._conv_mime or self._conv is None:
-            if self._conv is not None:
-                self._frames(self._conv.flush())
-            self._conv = converter_to_16k_mono(mime)
-            self._conv_mime = mime
+        tail = self._conv.switch(mime)
+        if tail is not None:
+            self._frames(tail)
         self.anchor(ts)
         if data:
             self._frames(self._conv.process(data))
@@ -290,7 +280,7 @@ class Route:
         """The input route ended: flush the converter and close an open utterance."""
         if self._out.ended:
             return
-        if self._conv is not None and not error:
+        if not error:
             tail = self._conv.flush()
             if tail:
                 self._frames(tail)

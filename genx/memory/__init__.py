@@ -1,7 +1,8 @@
 """Parley's long-term memory: facts the user told, kept on this machine, recalled when relevant.
 
 Owns: the fact store (:mod:`.store`: SQLite with WAL and FTS5 in the user
-data dir, schema migrations in :mod:`.schema`), the attribute vocabulary
+data dir; the file, its errors and transactions in :mod:`.db`, the records in
+:mod:`.facts`, schema migrations in :mod:`.schema`), the attribute vocabulary
 (:mod:`.vocabulary`), deterministic extraction (:mod:`.rules`) and explicit
 requests (:mod:`.intents`), model extraction through a segmentor and a
 profiler (:mod:`.extract`), recall within a token budget (:mod:`.recall`), where recalled facts go in

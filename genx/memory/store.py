@@ -14,12 +14,9 @@ explicit), the turn and conversation it was told in, and when.
   cannot bring it back; :meth:`clear` deletes everything and remembers when, so
   nothing told before it comes back either. ``secure_delete`` overwrites
   deleted content. Nothing here logs a fact's words: only counts and ids.
-* Failures are typed: :class:`MemoryLockedError` (another process holds the
-  file longer than ``busy_timeout_s``; nothing was written, retry later),
-  :class:`MemoryFullError` (disk or size limit; the write was rolled back),
-  :class:`MemoryVersionError` (written by a newer Parley; the file is untouched).
-  A corrupt file is renamed aside (``memory.sqlite3.corrupt-<time>``) with a
-  warning and a fresh one is created.
+* Failures are typed (:class:`MemoryLockedError`, :class:`MemoryFullError`,
+  :class:`MemoryVersionError`); opening the file, a corrupt file and the
+  transactions are :mod:`genx.memory.db`'s, the records :mod:`genx.memory.facts`'s.
 
 Thread safety: one connection guarded by a lock; call from worker threads
 (``asyncio.to_thread``), never from the event loop.
@@ -27,229 +24,33 @@ Thread safety: one connection guarded by a lock; call from worker threads
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import sqlite3
-import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from genx.errors import GenxError
-from genx.memory.schema import VERSION, migrate, user_version
+from genx.memory.db import (
+    FILE_NAME,
+    MemoryDatabase,
+    MemoryFullError,
+    MemoryLockedError,
+    MemoryStoreError,
+    MemoryVersionError,
+    default_path,
+)
+from genx.memory.facts import COLUMNS, Fact, NewFact, fact_from_row, fact_key
 from genx.memory.vocabulary import attribute
 
 log = logging.getLogger(__name__)
 
-FILE_NAME = "memory.sqlite3"
 
-
-class MemoryStoreError(GenxError):
-    """Base of the memory store's errors."""
-
-
-class MemoryLockedError(MemoryStoreError):
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        super().__init__(f"the memory database {path} is in use by another program (another Parley?); nothing was changed, try again")
-
-
-class MemoryFullError(MemoryStoreError):
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        super().__init__(f"the disk holding {path} is full; nothing was changed: free some space and try again")
-
-
-class MemoryVersionError(MemoryStoreError):
-    def __init__(self, path: Path, version: int) -> None:
-        super().__init__(
-            f"the memory database {path} was written by a newer Parley (schema {version}, this one knows {VERSION}); "
-            "update Parley, or move the file away to start a new memory"
-        )
-
-
-def default_path() -> Path:
-    import platformdirs
-
-    return platformdirs.user_data_path("parley") / FILE_NAME
-
-
-@dataclass(frozen=True, slots=True)
-class NewFact:
-    """A fact to store. ``at`` is when it was said (the turn's time); now when None."""
-
-    subject: str
-    attribute: str
-    value: str
-    text: str
-    confidence: float = 1.0
-    source: str = "rules"
-    turn_id: str = ""
-    conversation_id: str = ""
-    labels: tuple[str, ...] = ()
-    terms: str = ""
-    at: float | None = None
-
-    def key(self) -> str:
-        return fact_key(self.subject, self.attribute, self.value)
-
-
-@dataclass(frozen=True, slots=True)
-class Fact:
-    id: int
-    subject: str
-    attribute: str
-    value: str
-    text: str
-    confidence: float
-    source: str
-    turn_id: str
-    conversation_id: str
-    created_at: float
-    retired_at: float | None
-    replaced_by: int | None
-    labels: tuple[str, ...]
-
-
-def fact_key(subject: str, attr: str, value: str) -> str:
-    """The tombstone key: a hash, so a forgotten fact's words are not kept."""
-    raw = "\x1f".join((subject.strip().lower(), attr.strip().lower(), " ".join(value.lower().split())))
-    return hashlib.sha256(raw.encode("utf-8")).hexdigest()
-
-
-_COLUMNS = "id, subject, attribute, value, text, confidence, source, turn_id, conversation_id, created_at, retired_at, replaced_by, labels"
-
-
-def _fact(row: sqlite3.Row | tuple[object, ...]) -> Fact:
-    r = tuple(row)
-    labels = tuple(str(r[12]).split()) if r[12] else ()
-    return Fact(
-        int(r[0]),  # type: ignore[call-overload]
-        str(r[1]),
-        str(r[2]),
-        str(r[3]),
-        str(r[4]),
-        float(r[5]),  # type: ignore[arg-type]
-        str(r[6]),
-        str(r[7]),
-        str(r[8]),
-        float(r[9]),  # type: ignore[arg-type]
-        None if r[10] is None else float(r[10]),  # type: ignore[arg-type]
-        None if r[11] is None else int(r[11]),  # type: ignore[call-overload]
-        labels,
-    )
-
-
-class MemoryStore:
+class MemoryStore(MemoryDatabase):
     """See the module docstring."""
 
     def __init__(self, path: Path | str | None = None, *, busy_timeout_s: float = 2.0, clock: object = None) -> None:
-        self.path = Path(path) if path is not None else default_path()
-        self._busy_ms = int(busy_timeout_s * 1000)
-        self._lock = threading.RLock()
         self._clock = clock if callable(clock) else time.time
-        self._conn = self._open()
-
-    # -- opening ------------------------------------------------------------------------------
-    def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=self._busy_ms / 1000, isolation_level=None, check_same_thread=False)
-        conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
-        return conn
-
-    def _open(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        existed = self.path.exists() and self.path.stat().st_size > 0
-        try:
-            conn = self._connect()
-            try:
-                self._prepare(conn, check=existed)
-            except BaseException:
-                conn.close()
-                raise
-            return conn
-        except sqlite3.DatabaseError as e:
-            if not _is_corrupt(e):
-                raise self._typed(e) from e
-        aside = self._move_aside()
-        log.warning("the memory database was corrupt; it was moved to %s and a new, empty memory was started", aside)
-        conn = self._connect()
-        self._prepare(conn, check=False)
-        return conn
-
-    def _prepare(self, conn: sqlite3.Connection, *, check: bool) -> None:
-        if check:
-            ok = conn.execute("PRAGMA quick_check").fetchone()
-            if not ok or ok[0] != "ok":
-                raise sqlite3.DatabaseError("database disk image is malformed (quick_check)")
-        version = user_version(conn)
-        if version > VERSION:
-            raise MemoryVersionError(self.path, version)
-        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()
-        if not mode or str(mode[0]).lower() != "wal":
-            log.info("memory database: WAL journal not available, using %s", mode[0] if mode else "?")
-        conn.execute("PRAGMA secure_delete = ON")
-        conn.execute("PRAGMA foreign_keys = ON")
-        migrate(conn)
-
-    def _move_aside(self) -> Path:
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
-        n = 1
-        while aside.exists():
-            aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}-{n}")
-            n += 1
-        self.path.rename(aside)
-        for suffix in ("-wal", "-shm"):
-            side = self.path.with_name(self.path.name + suffix)
-            if side.exists():
-                side.rename(aside.with_name(aside.name + suffix))
-        return aside
-
-    def close(self) -> None:
-        with self._lock:
-            self._conn.close()
-
-    def __enter__(self) -> MemoryStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # -- transactions ---------------------------------------------------------------------------
-    def _typed(self, e: sqlite3.Error) -> Exception:
-        msg = str(e).lower()
-        if "locked" in msg or "busy" in msg:
-            return MemoryLockedError(self.path)
-        if "full" in msg or "no space" in msg:
-            return MemoryFullError(self.path)
-        return MemoryStoreError(f"the memory database {self.path} failed: {e}")
-
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            conn = self._conn
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as e:
-                raise self._typed(e) from e
-            try:
-                yield conn
-                conn.execute("COMMIT")
-            except sqlite3.Error as e:
-                _rollback(conn)
-                raise self._typed(e) from e
-            except BaseException:
-                _rollback(conn)
-                raise
-
-    def _read(self, sql: str, args: Sequence[object] = ()) -> list[tuple[object, ...]]:
-        with self._lock:
-            try:
-                return list(self._conn.execute(sql, tuple(args)).fetchall())
-            except sqlite3.OperationalError as e:
-                raise self._typed(e) from e
+        super().__init__(path, busy_timeout_s=busy_timeout_s)
 
     # -- writing ----------------------------------------------------------------------------------
     def add(self, fact: NewFact) -> Fact | None:
@@ -275,9 +76,9 @@ class MemoryStore:
             return None
         multi = attribute(f.attribute).multi
         rows = conn.execute(
-            f"SELECT {_COLUMNS} FROM facts WHERE subject = ? AND attribute = ? AND retired_at IS NULL", (f.subject, f.attribute)
+            f"SELECT {COLUMNS} FROM facts WHERE subject = ? AND attribute = ? AND retired_at IS NULL", (f.subject, f.attribute)
         ).fetchall()
-        current = [_fact(r) for r in rows]
+        current = [fact_from_row(r) for r in rows]
         same = next((c for c in current if " ".join(c.value.lower().split()) == " ".join(f.value.lower().split())), None)
         if same is not None:
             if f.confidence > same.confidence:
@@ -304,8 +105,8 @@ class MemoryStore:
         if not multi:
             for c in current:
                 conn.execute("UPDATE facts SET retired_at = ?, replaced_by = ? WHERE id = ?", (now, new_id, c.id))
-        row = conn.execute(f"SELECT {_COLUMNS} FROM facts WHERE id = ?", (new_id,)).fetchone()
-        return _fact(row)
+        row = conn.execute(f"SELECT {COLUMNS} FROM facts WHERE id = ?", (new_id,)).fetchone()
+        return fact_from_row(row)
 
     def retire(self, subject: str, attr: str, value: str | None = None) -> int:
         """Retire the current facts of ``subject`` + ``attr`` (only ``value`` when given); returns how many."""
@@ -366,14 +167,14 @@ class MemoryStore:
 
     # -- reading ------------------------------------------------------------------------------------
     def get(self, fact_id: int) -> Fact | None:
-        rows = self._read(f"SELECT {_COLUMNS} FROM facts WHERE id = ?", (fact_id,))
-        return _fact(rows[0]) if rows else None
+        rows = self._read(f"SELECT {COLUMNS} FROM facts WHERE id = ?", (fact_id,))
+        return fact_from_row(rows[0]) if rows else None
 
     def current(self, subject: str | None = None) -> list[Fact]:
         if subject is None:
             return self.list()
-        rows = self._read(f"SELECT {_COLUMNS} FROM facts WHERE retired_at IS NULL AND subject = ? ORDER BY id", (subject,))
-        return [_fact(r) for r in rows]
+        rows = self._read(f"SELECT {COLUMNS} FROM facts WHERE retired_at IS NULL AND subject = ? ORDER BY id", (subject,))
+        return [fact_from_row(r) for r in rows]
 
     def labels(self) -> list[str]:
         """Every label of a current fact, sorted."""
@@ -394,27 +195,23 @@ class MemoryStore:
         if not words:
             return []
         match = (" AND " if all_terms else " OR ").join(f'"{w}"' for w in words)
-        cols = ", ".join(f"f.{c.strip()}" for c in _COLUMNS.split(","))
+        cols = ", ".join(f"f.{c.strip()}" for c in COLUMNS.split(","))
         rows = self._read(
             f"SELECT {cols}, -bm25(facts_fts) FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid "
             "WHERE facts_fts MATCH ? AND f.retired_at IS NULL ORDER BY bm25(facts_fts) LIMIT ?",
             (match, limit),
         )
-        return [(_fact(r[:13]), float(r[13])) for r in rows]  # type: ignore[arg-type]
+        return [(fact_from_row(r[:13]), float(r[13])) for r in rows]  # type: ignore[arg-type]
 
     def embeddings(self) -> list[tuple[int, bytes]]:
         rows = self._read("SELECT id, embedding FROM facts WHERE retired_at IS NULL AND embedding IS NOT NULL")
         return [(int(r[0]), bytes(r[1])) for r in rows]  # type: ignore[call-overload, arg-type]
 
-    def version(self) -> int:
-        with self._lock:
-            return user_version(self._conn)
-
     # last: a method named ``list`` would shadow the builtin in the annotations after it
     def list(self, *, include_retired: bool = False) -> list[Fact]:
         """Current facts (with ``include_retired`` the retired ones too), oldest first."""
         where = "" if include_retired else "WHERE retired_at IS NULL"
-        return [_fact(r) for r in self._read(f"SELECT {_COLUMNS} FROM facts {where} ORDER BY id")]
+        return [fact_from_row(r) for r in self._read(f"SELECT {COLUMNS} FROM facts {where} ORDER BY id")]
 
 
 def _fts_words(query: str) -> list[str]:
@@ -426,18 +223,6 @@ def _fts_words(query: str) -> list[str]:
 def _meta_float(conn: sqlite3.Connection, key: str) -> float:
     row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
     return float(row[0]) if row else float("-inf")
-
-
-def _rollback(conn: sqlite3.Connection) -> None:
-    try:
-        conn.execute("ROLLBACK")
-    except sqlite3.Error:
-        pass
-
-
-def _is_corrupt(e: sqlite3.DatabaseError) -> bool:
-    msg = str(e).lower()
-    return "not a database" in msg or "malformed" in msg or "corrupt" in msg
 
 
 __all__ = [
