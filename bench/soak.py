@@ -12,7 +12,7 @@ of the run (``rss_growth_second_half_mb``: the steady state, after the first lon
 latency median / p95 and drift (median of the last third minus the first third),
 ``lost_turns`` (a turn the loop answered that is not in the conversation store at the end) and ``errors``
 (turns the bench noted: no answer, none heard within 15 s, no barge-in reported; plus loop errors; split into
-``loop_errors``, ``unanswered`` and the ``notes``).
+``loop_errors``, ``unanswered``: no answer at all, and the ``notes``).
 
 Where RSS goes (``bench/soak_probe.py``): per turn the anonymous RSS and glibc malloc's bytes in use and free
 (``malloc_free_growth_mb``: RSS malloc holds but nothing uses: fragmentation), the Python objects by type that
@@ -203,7 +203,7 @@ def summarize(samples: list[Sample], warmup: int, *, done: int, stored: int, loo
         "lost_turns": max(0, done - stored),
         "errors": sum(1 for s in samples if s.note) + loop_errors,
         "loop_errors": loop_errors,
-        "unanswered": sum(1 for s in samples if s.note.startswith("no answer")),
+        "unanswered": sum(1 for s in samples if s.note.startswith("no answer") and not s.note.startswith("no answer heard")),
         "notes": [f"turn {s.turn}: {s.note}" for s in samples if s.note],
     }
 

@@ -1,8 +1,9 @@
 """A short soak in ``./dev test``: spoken turns with barge-ins through the PulseAudio virtual devices (``bench/soak.py``'s
 machinery), and nothing is lost or leaks.
 
-Six counted turns after an uncounted warm-up, every third a long answer cut by a spoken "stop". Growth is measured from
-the end of the second counted turn (the models' first allocations, the buffers of the first long answer are warm-up).
+Five counted turns after an uncounted warm-up, the third a long answer cut by a spoken "stop". Growth is measured from
+the end of the second counted turn (the models' first allocations). A turn whose answer came later than the bench's
+15 s (a loaded machine) is noted, not failed; a turn with no answer at all fails.
 Generous guards only: the hour-long figures are the bench's (``python bench/soak.py --turns 200``).
 """
 
@@ -22,14 +23,14 @@ from bench.soak import soak
 
 pytestmark = [pytest.mark.integration, pytest.mark.audio, pytest.mark.slow, pytest.mark.timeout(420)]
 
-#: RSS growth allowed over four turns after the warm-up. With the app's memory policy a soak grows by a few MB a
+#: RSS growth allowed over three turns after the warm-up (one of them the first long answer). With the app's memory policy a soak grows by a few MB a
 #: turn at most (the README's soak table); without it (a leak, or malloc keeping what the models freed) a long
 #: answer alone adds 60-90 MB.
 RSS_GUARD_MB = 150.0
 
 
 async def test_spoken_turns_with_barge_ins_lose_no_turn_and_leak_no_fd_thread_or_task(pulse_env: PulseServer) -> None:
-    args = argparse.Namespace(turns=6, bargein_every=3, warmup=2, trace=False, no_trim=False, turn_detection="smart-turn")
+    args = argparse.Namespace(turns=5, bargein_every=3, warmup=2, trace=False, no_trim=False, turn_detection="smart-turn")
     args.json = args.verbose = False
     res = await soak(args, pulse_env)
     table = "\n".join(
@@ -37,7 +38,7 @@ async def test_spoken_turns_with_barge_ins_lose_no_turn_and_leak_no_fd_thread_or
         for s in res["samples"]
     )
     print(table)
-    assert res["turns"] == 6
+    assert res["turns"] == 5
     assert res["lost_turns"] == 0, res  # every answer the loop finished is in the store
     assert res["loop_errors"] == 0 and res["unanswered"] == 0, res["notes"]
     assert res["answered"] >= res["turns"], res
