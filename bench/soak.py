@@ -23,7 +23,8 @@ to compare.
 
 Goals at 200 turns (about an hour): RSS growth ≤ 50 MB, no fd / thread / task growth, 0 lost turns.
 
-Usage: ``python bench/soak.py [--turns 20] [--bargein-every 4] [--warmup 2] [--trace] [--no-trim] [--json]``
+Usage: ``python bench/soak.py [--turns 20] [--bargein-every 4] [--warmup 2] [--trace] [--no-trim] [--arenas 4]
+[--json]``
 """
 
 from __future__ import annotations
@@ -164,6 +165,7 @@ async def _soak(args: argparse.Namespace, server: PulseServer, work: Path) -> di
         bench.stop_recording()
     return summarize(samples, args.warmup, done=done, stored=stored, loop_errors=loop_errors) | {
         "trim": not args.no_trim,
+        "arenas": 0 if args.no_trim else getattr(args, "arenas", 0),
         "grown_types": grown_types,
         "heap_growth_by_line": heap,
         "samples": [asdict(s) for s in samples],
@@ -221,14 +223,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--warmup", type=int, default=2, help="growth is measured from the end of this counted turn (models' first allocations)")
     p.add_argument("--trace", action="store_true", help="tracemalloc after the warm-up: the Python heap's growth by source line")
     p.add_argument("--no-trim", action="store_true", help="without the app's memory policy (malloc arenas, trim after each turn)")
+    p.add_argument("--arenas", type=int, default=memory_policy.ARENA_MAX, help="malloc arenas (the app's cap; 0: glibc's default)")
     p.add_argument("--json", action="store_true", help="print one JSON line at the end")
     p.add_argument("--verbose", action="store_true", help="with --json, still print the per-turn lines")
     args = p.parse_args(argv)
     if not prepare():
         return 2
     t0 = time.monotonic()
-    if not args.no_trim:
-        memory_policy.limit_arenas()  # as the app does at start, before the models' threads exist
+    if not args.no_trim and args.arenas > 0:
+        memory_policy.limit_arenas(args.arenas)  # as the app does at start, before the models' threads exist
     res = asyncio.run(soak(args))
     res["wall_s"] = round(time.monotonic() - t0, 1)
     res.pop("samples")
