@@ -89,10 +89,23 @@ def _p95(xs: list[float]) -> float:
 
 
 def floor_growth(xs: list[int]) -> int:
-    """How much the floor of a count rose: the lowest of the last third minus the lowest of the first third.
+    """How much the floor of a count rose: the lowest of the last few samples minus the lowest of the first few.
     A leak raises every later sample; a task or thread that happens to be running at one sample does not."""
-    third = max(1, len(xs) // 3)
-    return min(xs[-third:]) - min(xs[:third])
+    k = max(1, min(3, len(xs) // 4))
+    return min(xs[-k:]) - min(xs[:k])
+
+
+async def quiet_counts(readings: int = 5, every_s: float = 0.1) -> tuple[int, int, int]:
+    """Open fds, threads and asyncio tasks, each the lowest of a few readings over half a second (a task or
+    thread that only passes by, a worker ending, is not counted)."""
+    fds, threads, tasks = [], [], []
+    for i in range(readings):
+        if i:
+            await asyncio.sleep(every_s)
+        fds.append(open_fds())
+        threads.append(threading.active_count())
+        tasks.append(len(asyncio.all_tasks()))
+    return min(fds), min(threads), min(tasks)
 
 
 KEEP_RECORDING_S = 120.0  # a turn reads back at most its own last minute
@@ -136,7 +149,7 @@ async def _soak(args: argparse.Namespace, server: PulseServer, work: Path) -> di
             gc.collect()
             if trimmer is not None:
                 await trimmer.settled()  # the trim this turn's end started (a sample taken after it)
-            s = Sample(i + 1, r.kind, rss_mb(), open_fds(), threading.active_count(), len(asyncio.all_tasks()), r.v2v_ms, r.note)
+            s = Sample(i + 1, r.kind, rss_mb(), *await quiet_counts(), r.v2v_ms, r.note)
             s.native = native()
             s.traced_mb = trace.traced_mb() if trace is not None else 0.0
             samples.append(s)
