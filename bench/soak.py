@@ -15,7 +15,7 @@ latency median / p95 and drift (median of the last third minus the first third),
 ``loop_errors``, ``unanswered``: no answer at all, and the ``notes``).
 
 Where RSS goes (``bench/soak_probe.py``): per turn the anonymous RSS and glibc malloc's bytes in use and free
-(``malloc_free_growth_mb``: RSS malloc holds but nothing uses: fragmentation), the Python objects by type that
+(``malloc_free_growth_mb``: held free by malloc, resident or already trimmed), the Python objects by type that
 grew after the warm-up, and with ``--trace`` tracemalloc's live allocations since the warm-up by source line.
 The bench's own state does not grow with the turns: the recordings keep the last two minutes, the events are
 counted and dropped after each turn. ``--no-trim`` runs without the app's memory policy (``app.memory_policy``),

@@ -1,8 +1,9 @@
 """What the soak measures in its own process after every turn: RSS and its native parts, the Python heap, objects.
 
 * :func:`native` — ``/proc/self/smaps_rollup`` (RSS, anonymous, private dirty) and glibc's ``mallinfo2``
-  (bytes in use and free inside malloc's arenas, mmapped blocks): RSS that malloc holds free is fragmentation
-  or an arena that did not shrink, RSS that is in use is a real allocation.
+  (bytes in use and free inside malloc's arenas, mmapped blocks): growth in use is a real allocation (or a
+  buffer sized by the largest input so far); free bytes count whether or not ``malloc_trim`` already gave their
+  pages back, so anonymous RSS minus in-use is what fragmentation and other mappings hold resident.
 * :class:`HeapTrace` — tracemalloc started after the warm-up turns: what was allocated since and is still alive,
   by source line (the Python heap's per-turn growth, without the models' first-turn allocations).
 * :func:`type_counts` — live objects per type (gc), to diff between two turns.
