@@ -6,8 +6,9 @@ espeak-ng questions, every ``--bargein-every``-th turn a long answer cut by a sp
 and asyncio tasks, and the turn's voice-to-voice latency (speech end → first answer sample, on the
 recordings). Reported: growth from the end of the warm-up (``--warmup`` counted turns, default 2: the models'
 first allocations, llama.cpp's and onnxruntime's buffers for the longest inputs seen so far) to the last turn
-(``rss_growth_mb``, ``fd_growth``, ``thread_growth``, ``task_growth``: the rise of each count's floor, see
-:func:`floor_growth`), the raw RSS growth from the first turn (``rss_growth_raw_mb``) and over the second half
+(``rss_growth_mb``, ``fd_growth``, ``thread_growth``, ``task_growth``: the rise of each one's floor, the lowest
+of the last few samples, see :func:`floor_growth`; ``rss_growth_last_sample_mb`` to the last sample itself),
+the raw RSS growth from the first turn to the last (``rss_growth_raw_mb``) and over the second half
 of the run (``rss_growth_second_half_mb``: the steady state, after the first long answers sized the buffers),
 latency median / p95 and drift (median of the last third minus the first third),
 ``lost_turns`` (a turn the loop answered that is not in the conversation store at the end) and ``errors``
@@ -190,6 +191,9 @@ def summarize(samples: list[Sample], warmup: int, *, done: int, stored: int, loo
     warm = samples[min(warmup, len(samples)) - 1] if warmup > 0 else first
     after = [s for s in samples if s.turn >= warm.turn]
     mid = samples[(len(samples) - 1) // 2]  # the steady state: does the second half still grow?
+    # the lowest RSS of the last few turns: an answer still winding down at its sample (a barge-in the loop missed)
+    # holds its buffers for a moment and is not growth; a leak raises all of them
+    settled = min(s.rss_mb for s in samples[-max(1, min(3, len(after) // 4)) :])
     v2v = [s.v2v_ms for s in samples if s.v2v_ms is not None]
     third = max(1, len(v2v) // 3)
 
@@ -202,9 +206,10 @@ def summarize(samples: list[Sample], warmup: int, *, done: int, stored: int, loo
         "warmup_turns": warmup,
         "rss_start_mb": round(first.rss_mb, 1),
         "rss_growth_raw_mb": round(last.rss_mb - first.rss_mb, 1),
-        "rss_growth_mb": round(last.rss_mb - warm.rss_mb, 1),
-        "rss_growth_per_turn_mb": round((last.rss_mb - warm.rss_mb) / max(1, last.turn - warm.turn), 2),
-        "rss_growth_second_half_mb": round(last.rss_mb - mid.rss_mb, 1),
+        "rss_growth_mb": round(settled - warm.rss_mb, 1),
+        "rss_growth_per_turn_mb": round((settled - warm.rss_mb) / max(1, last.turn - warm.turn), 2),
+        "rss_growth_second_half_mb": round(settled - mid.rss_mb, 1),
+        "rss_growth_last_sample_mb": round(last.rss_mb - warm.rss_mb, 1),
         "anon_growth_mb": grew("anonymous"),
         "malloc_in_use_growth_mb": grew("malloc_in_use"),
         "malloc_free_growth_mb": grew("malloc_free"),
