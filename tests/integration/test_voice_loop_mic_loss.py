@@ -75,6 +75,7 @@ async def test_a_microphone_lost_mid_utterance_is_reported_heard_again_within_tw
 
         records, problems = live.store.load_with_errors(live.loop.conversation_id)
         assert problems == []
+        print("stored:", [(r.user_text, r.interrupted) for r in records])
         said = set(norm_words(LONG_UTTERANCE)) | set(norm_words(SKY_QUESTION))
         for r in records:  # every stored turn is something the user said (the cut utterance at most once, in part)
             heard = norm_words(r.user_text)
