@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from app.assistant import Assistant, build_assistant
+from app.memory_policy import TurnTrimmer
 from app.memory_setup import build_memory, memory_path
 from app.terminal import AudioNotices, KeyCommands, TerminalView, device_greeting
 from app.turn_setup import build_turn_detector, warm_turn_detector
@@ -243,6 +244,7 @@ class Session:
         store: ConversationStore | None = None,
         backend: Any = None,
         memory: Memory | None = None,
+        trim_memory: bool = True,
     ) -> None:
         self.settings = settings
         self.input_device = _device_arg(input_device if input_device is not None else settings.audio.input_device)
@@ -258,6 +260,8 @@ class Session:
         self.gate: EchoGate | None = None
         self.loop: VoiceLoop | None = None
         self.memory = memory  # None: built from [memory] on start, beside the conversation store (app.memory_setup)
+        # malloc_trim after every answer (app.memory_policy); off only to measure without it (bench/soak.py --no-trim)
+        self.trimmer: TurnTrimmer | None = TurnTrimmer() if trim_memory else None
 
     def build(self) -> Stack:
         self.stack = build_stack(self.settings, generator=self.generator)
@@ -297,6 +301,8 @@ class Session:
         )
         if on_event is not None:
             self.loop.bus.subscribe(on_event)
+        if self.trimmer is not None:
+            self.loop.bus.subscribe(self.trimmer.on_event)
         await self.loop.start()
         for note in stack.notes:
             self.loop.core.error(ErrorKind.CONFIG, note)

@@ -83,9 +83,11 @@ class LiveLoop:
         self.spk: Recorder | None = None
 
     # -- lifecycle -------------------------------------------------------------------
-    def start_recording(self) -> None:
-        self.mic = self.server.record(MIC_SOURCE)
-        self.spk = self.server.record()
+    def start_recording(self, keep_s: float | None = None) -> None:
+        """``keep_s``: the recordings hold only about the last ``keep_s`` seconds (a long soak measures the loop's
+        memory, not the bench's); the default keeps everything."""
+        self.mic = self.server.record(MIC_SOURCE, keep_s=keep_s)
+        self.spk = self.server.record(keep_s=keep_s)
 
     def stop_recording(self) -> None:
         for rec in (self.mic, self.spk):

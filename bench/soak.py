@@ -4,20 +4,35 @@ Drives the real loop (``app.headless.Session`` on the private PulseAudio server,
 espeak-ng questions, every ``--bargein-every``-th turn a long answer cut by a spoken "stop" (the turns of
 ``bench/voice_latency.py``). After every turn it records the process's RSS, open file descriptors, threads
 and asyncio tasks, and the turn's voice-to-voice latency (speech end → first answer sample, on the
-recordings). Reported: growth from the first turn to the last (``rss_growth_mb``, ``fd_growth``,
-``thread_growth``, ``task_growth``), latency median / p95 and drift (median of the last third minus the first
-third), ``lost_turns`` (a turn the loop answered that is not in the conversation store at the end) and
-``errors`` (turns without an answer, loop errors).
+recordings). Reported: growth from the end of the warm-up (``--warmup`` counted turns, default 2: the models'
+first allocations, llama.cpp's and onnxruntime's buffers for the longest inputs seen so far) to the last turn
+(``rss_growth_mb``, ``fd_growth``, ``thread_growth``, ``task_growth``: the rise of each one's floor, the lowest
+of the last few samples, see :func:`floor_growth`; ``rss_growth_last_sample_mb`` to the last sample itself),
+the raw RSS growth from the first turn to the last (``rss_growth_raw_mb``) and over the second half
+of the run (``rss_growth_second_half_mb``: the steady state, after the first long answers sized the buffers),
+latency median / p95 and drift (median of the last third minus the first third),
+``lost_turns`` (a turn the loop answered that is not in the conversation store at the end) and ``errors``
+(turns the bench noted: no answer, none heard within 15 s, no barge-in reported; plus loop errors; split into
+``loop_errors``, ``unanswered``: no answer at all, and the ``notes``).
+
+Where RSS goes (``bench/soak_probe.py``): per turn the anonymous RSS and glibc malloc's bytes in use and free
+(``malloc_free_growth_mb``: held free by malloc, resident or already trimmed), the Python objects by type that
+grew after the warm-up, and with ``--trace`` tracemalloc's live allocations since the warm-up by source line.
+The bench's own state does not grow with the turns: the recordings keep the last two minutes, the events are
+counted and dropped after each turn. ``--no-trim`` runs without the app's memory policy (``app.memory_policy``),
+to compare.
 
 Goals at 200 turns (about an hour): RSS growth ≤ 50 MB, no fd / thread / task growth, 0 lost turns.
 
-Usage: ``python bench/soak.py [--turns 20] [--bargein-every 4] [--json]``
+Usage: ``python bench/soak.py [--turns 20] [--bargein-every 4] [--warmup 2] [--trace] [--no-trim] [--arenas 4]
+[--json]``
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import gc
 import json
 import os
@@ -26,7 +41,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +49,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from pulse import pulse_server  # noqa: E402
+from pulse import PulseServer, pulse_server  # noqa: E402
 
+from app import memory_policy  # noqa: E402
 from bench.live import prepare  # noqa: E402
+from bench.soak_probe import HeapTrace, native, top_growth, type_counts  # noqa: E402
 from bench.voice_latency import INTERRUPTIONS, LONG_QUESTIONS, QUESTIONS, Bench  # noqa: E402
 from genx.agentkit.events import AssistantDone, LoopError  # noqa: E402
 
@@ -51,6 +68,8 @@ class Sample:
     tasks: int
     v2v_ms: float | None
     note: str
+    native: dict[str, float] = field(default_factory=dict)
+    traced_mb: float = 0.0
 
 
 def rss_mb() -> float:
@@ -70,62 +89,142 @@ def _p95(xs: list[float]) -> float:
     return s[min(len(s) - 1, int(0.95 * (len(s) - 1) + 0.5))]
 
 
-async def soak(args: argparse.Namespace) -> dict[str, Any]:
-    samples: list[Sample] = []
+def floor_growth(xs: list[int]) -> int:
+    """How much the floor of a count rose: the lowest of the last few samples minus the lowest of the first few.
+    A leak raises every later sample; a task or thread that happens to be running at one sample does not."""
+    k = max(1, min(3, len(xs) // 4))
+    return min(xs[-k:]) - min(xs[:k])
+
+
+async def quiet_counts(readings: int = 5, every_s: float = 0.1) -> tuple[int, int, int]:
+    """Open fds, threads and asyncio tasks, each the lowest of a few readings over half a second (a task or
+    thread that only passes by, a worker ending, is not counted)."""
+    fds, threads, tasks = [], [], []
+    for i in range(readings):
+        if i:
+            await asyncio.sleep(every_s)
+        fds.append(open_fds())
+        threads.append(threading.active_count())
+        tasks.append(len(asyncio.all_tasks()))
+    return min(fds), min(threads), min(tasks)
+
+
+KEEP_RECORDING_S = 120.0  # a turn reads back at most its own last minute
+
+
+async def soak(args: argparse.Namespace, server: PulseServer | None = None) -> dict[str, Any]:
+    """Run the soak (on ``server``, or on a private one); the summary, with the per-turn samples under ``samples``."""
     with tempfile.TemporaryDirectory(prefix="parley-soak-") as tmp:
         work = Path(tmp)
-        with pulse_server(work / "pulse") as server:
-            ns = argparse.Namespace(eot_ms=500, turn_detection=args.turn_detection, no_aec=False, verbose=False)
-            bench = Bench(server, ns, work / "run")
-            bench.start_recording()
-            await bench.start_session()
-            try:
-                await asyncio.sleep(1.0)
-                await bench.v2v_turn("Hello there, how are you?")  # warm-up: pages the models in (not counted)
-                await bench.wait_quiet()
-                for i in range(args.turns):
-                    every = args.bargein_every
-                    if every and i % every == every - 1:
-                        r = await bench.bargein_turn(LONG_QUESTIONS[i % len(LONG_QUESTIONS)], INTERRUPTIONS[i % len(INTERRUPTIONS)])
-                    else:
-                        r = await bench.v2v_turn(QUESTIONS[i % len(QUESTIONS)])
-                    await bench.wait_quiet()
-                    gc.collect()
-                    s = Sample(i + 1, r.kind, rss_mb(), open_fds(), threading.active_count(), len(asyncio.all_tasks()), r.v2v_ms, r.note)
-                    samples.append(s)
-                    if not args.json or args.verbose:
-                        v = f"{s.v2v_ms:.0f} ms" if s.v2v_ms is not None else "-"
-                        print(
-                            f"turn {s.turn:3d} {s.kind:8s} v2v {v:>8s} rss {s.rss_mb:7.1f} MB fds {s.fds:4d} "
-                            f"threads {s.threads:3d} tasks {s.tasks:3d} {s.note}",
-                            flush=True,
-                        )
-                loop = bench.loop
-                await loop.flush_store()
-                done = bench.of(AssistantDone)  # every answer the loop finished records one turn
-                store = bench.session.store
-                stored = sum(len(store.load(cid)) for cid in _conversations(store))
-                loop_errors = len(bench.of(LoopError))
-            finally:
-                await bench.session.close()
-                bench.stop_recording()
-    lost = max(0, len(done) - stored)
+        if server is not None:
+            return await _soak(args, server, work)
+        with pulse_server(work / "pulse") as own:
+            return await _soak(args, own, work)
+
+
+async def _soak(args: argparse.Namespace, server: PulseServer, work: Path) -> dict[str, Any]:
+    samples: list[Sample] = []
+    trace = HeapTrace() if args.trace else None
+    warm_types: collections.Counter[str] | None = None
+    done = loop_errors = 0
+    ns = argparse.Namespace(eot_ms=500, turn_detection=args.turn_detection, no_aec=False, verbose=False)
+    bench = Bench(server, ns, work / "run")
+    trimmer = None if args.no_trim else bench.session.trimmer
+    bench.session.trimmer = trimmer
+    bench.start_recording(keep_s=KEEP_RECORDING_S)
+    await bench.start_session()
+    try:
+        await asyncio.sleep(1.0)
+        await bench.v2v_turn("Hello there, how are you?")  # warm-up: pages the models in (not counted)
+        await bench.wait_quiet()
+        for i in range(args.turns):
+            every = args.bargein_every
+            if every and i % every == every - 1:
+                r = await bench.bargein_turn(LONG_QUESTIONS[i % len(LONG_QUESTIONS)], INTERRUPTIONS[i % len(INTERRUPTIONS)])
+            else:
+                r = await bench.v2v_turn(QUESTIONS[i % len(QUESTIONS)])
+            await bench.wait_quiet()
+            done += len(bench.of(AssistantDone))  # every answer the loop finished records one turn
+            loop_errors += len(bench.of(LoopError))
+            bench.events.clear()  # the next turn marks from here (the bench's memory does not grow with the turns)
+            gc.collect()
+            if trimmer is not None:
+                await trimmer.settled()  # the trim this turn's end started (a sample taken after it)
+            s = Sample(i + 1, r.kind, rss_mb(), *await quiet_counts(), r.v2v_ms, r.note)
+            s.native = native()
+            s.traced_mb = trace.traced_mb() if trace is not None else 0.0
+            samples.append(s)
+            if i + 1 == args.warmup:
+                warm_types = type_counts()
+                if trace is not None:
+                    trace.start()
+            if not args.json or args.verbose:
+                v = f"{s.v2v_ms:.0f} ms" if s.v2v_ms is not None else "-"
+                nat = s.native
+                print(
+                    f"turn {s.turn:3d} {s.kind:8s} v2v {v:>8s} rss {s.rss_mb:7.1f} MB (anon {nat.get('anonymous', 0):6.1f} "
+                    f"malloc used {nat.get('malloc_in_use', 0):6.1f} free {nat.get('malloc_free', 0):6.1f} "
+                    f"mmapped {nat.get('malloc_mmapped', 0):6.1f} "
+                    f"py {s.traced_mb:5.1f}) fds {s.fds:4d} threads {s.threads:3d} tasks {s.tasks:3d} {s.note}",
+                    flush=True,
+                )
+        loop = bench.loop
+        await loop.flush_store()
+        store = bench.session.store
+        stored = sum(len(store.load(cid)) for cid in _conversations(store))
+        grown_types = top_growth(warm_types, type_counts()) if warm_types is not None else []
+        heap = trace.report() if trace is not None else []
+    finally:
+        await bench.session.close()
+        bench.stop_recording()
+    return summarize(samples, args.warmup, done=done, stored=stored, loop_errors=loop_errors) | {
+        "trim": not args.no_trim,
+        "arenas": 0 if args.no_trim else getattr(args, "arenas", 0),
+        "grown_types": grown_types,
+        "heap_growth_by_line": heap,
+        "samples": [asdict(s) for s in samples],
+    }
+
+
+def summarize(samples: list[Sample], warmup: int, *, done: int, stored: int, loop_errors: int) -> dict[str, Any]:
     first, last = samples[0], samples[-1]
+    warm = samples[min(warmup, len(samples)) - 1] if warmup > 0 else first
+    after = [s for s in samples if s.turn >= warm.turn]
+    mid = samples[(len(samples) - 1) // 2]  # the steady state: does the second half still grow?
+    # the lowest RSS of the last few turns: an answer still winding down at its sample (a barge-in the loop missed)
+    # holds its buffers for a moment and is not growth; a leak raises all of them
+    settled = min(s.rss_mb for s in samples[-max(1, min(3, len(after) // 4)) :])
     v2v = [s.v2v_ms for s in samples if s.v2v_ms is not None]
     third = max(1, len(v2v) // 3)
+
+    def grew(key: str) -> float:
+        return round(last.native.get(key, 0.0) - warm.native.get(key, 0.0), 1)
+
     return {
         "turns": len(samples),
-        "answered": len(done),
+        "answered": done,
+        "warmup_turns": warmup,
         "rss_start_mb": round(first.rss_mb, 1),
-        "rss_growth_mb": round(last.rss_mb - first.rss_mb, 1),
-        "fd_growth": last.fds - first.fds,
-        "thread_growth": last.threads - first.threads,
-        "task_growth": last.tasks - first.tasks,
+        "rss_growth_raw_mb": round(last.rss_mb - first.rss_mb, 1),
+        "rss_growth_mb": round(settled - warm.rss_mb, 1),
+        "rss_growth_per_turn_mb": round((settled - warm.rss_mb) / max(1, last.turn - warm.turn), 2),
+        "rss_growth_second_half_mb": round(settled - mid.rss_mb, 1),
+        "rss_growth_last_sample_mb": round(last.rss_mb - warm.rss_mb, 1),
+        "anon_growth_mb": grew("anonymous"),
+        "malloc_in_use_growth_mb": grew("malloc_in_use"),
+        "malloc_free_growth_mb": grew("malloc_free"),
+        "py_heap_growth_mb": round(last.traced_mb - warm.traced_mb, 1) if last.traced_mb else None,
+        "fd_growth": floor_growth([s.fds for s in after]),
+        "thread_growth": floor_growth([s.threads for s in after]),
+        "task_growth": floor_growth([s.tasks for s in after]),
         "v2v_median_ms": round(statistics.median(v2v), 0) if v2v else None,
         "v2v_p95_ms": round(_p95(v2v), 0) if v2v else None,
         "v2v_drift_ms": round(statistics.median(v2v[-third:]) - statistics.median(v2v[:third]), 0) if len(v2v) >= 3 else None,
-        "lost_turns": lost,
+        "lost_turns": max(0, done - stored),
         "errors": sum(1 for s in samples if s.note) + loop_errors,
+        "loop_errors": loop_errors,
+        "unanswered": sum(1 for s in samples if s.note.startswith("no answer") and not s.note.startswith("no answer heard")),
+        "notes": [f"turn {s.turn}: {s.note}" for s in samples if s.note],
     }
 
 
@@ -139,19 +238,30 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--turns", type=int, default=20)
     p.add_argument("--bargein-every", type=int, default=4, help="every N-th turn is a long answer cut by a spoken stop (0: none)")
     p.add_argument("--turn-detection", choices=["smart-turn", "silence"], default="smart-turn")
+    p.add_argument("--warmup", type=int, default=2, help="growth is measured from the end of this counted turn (models' first allocations)")
+    p.add_argument("--trace", action="store_true", help="tracemalloc after the warm-up: the Python heap's growth by source line")
+    p.add_argument("--no-trim", action="store_true", help="without the app's memory policy (malloc arenas, trim after each turn)")
+    p.add_argument("--arenas", type=int, default=memory_policy.ARENA_MAX, help="malloc arenas (the app's cap; 0: glibc's default)")
     p.add_argument("--json", action="store_true", help="print one JSON line at the end")
     p.add_argument("--verbose", action="store_true", help="with --json, still print the per-turn lines")
     args = p.parse_args(argv)
     if not prepare():
         return 2
     t0 = time.monotonic()
+    if not args.no_trim and args.arenas > 0:
+        memory_policy.limit_arenas(args.arenas)  # as the app does at start, before the models' threads exist
     res = asyncio.run(soak(args))
     res["wall_s"] = round(time.monotonic() - t0, 1)
+    res.pop("samples")
+    for line in res.pop("heap_growth_by_line"):
+        print("heap +", line)
+    for name, n in res.pop("grown_types"):
+        print(f"objects + {n:6d} {name}")
     if args.json:
         print(json.dumps(res))
     else:
         for k, v in res.items():
-            print(f"{k:>16}  {v}")
+            print(f"{k:>24}  {v}")
     return 0
 
 

@@ -93,13 +93,17 @@ class Recorder:
     observed delivery (parec runs with a 10 ms latency target).
     """
 
-    def __init__(self, server: PulseServer, device: str, *, rate: int = 16000, keep: bool = True, latency_ms: int = 10) -> None:
+    def __init__(
+        self, server: PulseServer, device: str, *, rate: int = 16000, keep: bool = True, latency_ms: int = 10, keep_s: float | None = None
+    ) -> None:
         self.server = server
         self.device = device
         self.rate = rate
         self.keep = keep
+        self.keep_s = keep_s  # with keep: hold only about the last keep_s seconds (a long soak), indices stay absolute
         self.latency_ms = latency_ms
         self._buf = bytearray()
+        self._base = 0  # absolute index of the first sample still in _buf
         self._marks: list[tuple[float, int]] = []
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
@@ -140,6 +144,11 @@ class Recorder:
                 self._marks.append((now, self.total_bytes // 2))
                 if self.keep:
                     self._buf += data
+                    if self.keep_s is not None and len(self._buf) > 3 * self.rate * self.keep_s:  # > 1.5 x keep_s of int16
+                        drop = len(self._buf) // 2 - int(self.rate * self.keep_s)
+                        del self._buf[: 2 * drop]
+                        self._base += drop
+                        self._marks = [m for m in self._marks if m[1] >= self._base]
                 elif len(self._marks) > 64:
                     del self._marks[:32]
 
@@ -163,12 +172,14 @@ class Recorder:
         self.stop()
 
     def samples(self, start: int = 0, stop: int | None = None) -> np.ndarray:
-        """The recorded samples ``[start:stop]`` so far (a copy; a long run's benches read pieces, not all of it)."""
+        """The recorded samples ``[start:stop]`` so far (a copy; a long run's benches read pieces, not all of it).
+        With ``keep_s``, what is older than the kept window is gone: the copy starts at the oldest sample kept."""
         with self._lock:
-            n = len(self._buf) // 2
-            end = n if stop is None else max(0, min(n, stop))
-            begin = max(0, min(start, end))
-            return np.frombuffer(bytes(self._buf[2 * begin : 2 * end]), dtype="<i2").copy()
+            base = self._base
+            n = base + len(self._buf) // 2
+            end = n if stop is None else max(base, min(n, stop))
+            begin = max(base, min(start, end))
+            return np.frombuffer(bytes(self._buf[2 * (begin - base) : 2 * (end - base)]), dtype="<i2").copy()
 
     def marks(self) -> list[tuple[float, int]]:
         with self._lock:
@@ -426,9 +437,10 @@ class PulseServer:
     def pactl(self, *args: str) -> str:
         return self._run(["pactl", *args]).stdout.strip()
 
-    def record(self, device: str = SPEAKER_MONITOR, *, rate: int = 16000) -> Recorder:
-        """A started :class:`Recorder` of ``device`` (default: the speaker's monitor); stop() it."""
-        return Recorder(self, device, rate=rate).start()
+    def record(self, device: str = SPEAKER_MONITOR, *, rate: int = 16000, keep_s: float | None = None) -> Recorder:
+        """A started :class:`Recorder` of ``device`` (default: the speaker's monitor); stop() it.
+        ``keep_s``: hold only about the last ``keep_s`` seconds (long runs: the recording does not grow)."""
+        return Recorder(self, device, rate=rate, keep_s=keep_s).start()
 
     def play_into_mic(self, audio: np.ndarray | Path, *, rate: int = 16000, latency_ms: int = 100) -> Playback:
         """Start playing int16 mono ``audio`` (or a WAV file) into the microphone in real time.

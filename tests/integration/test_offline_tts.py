@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -141,3 +142,29 @@ async def test_piper_tts_meets_the_transformer_contract(tts: TTSTransformer) -> 
         timeout=60,
     )
     await check_transformer_contract(case)
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status", encoding="ascii") as f:
+        return next(int(line.split()[1]) / 1024.0 for line in f if line.startswith("VmRSS:"))
+
+
+def test_long_sentences_leave_no_onnxruntime_buffers_behind(tts: TTSTransformer) -> None:
+    from app.memory_policy import trim
+
+    voice: Any = tts.synthesizer.voice.get()  # type: ignore[attr-defined]
+    line = "The little dragon flew over the mountains and looked at the villages far below"
+
+    def say(k: int) -> None:
+        assert sum(len(c.audio_int16_bytes) for c in voice.synthesize(", ".join([line] * k) + ".")) > 0
+
+    say(1)
+    trim()
+    before = _rss_mb()
+    # 160-480 characters: onnxruntime's arena kept 450-650 MB of such sentences' buffers; shrunk after each run,
+    # 10-40 MB stay (at times ~200 MB for a while: malloc's arenas of onnxruntime's pool threads)
+    for k in (4, 6, 2, 6, 6):
+        say(k)
+    trim()
+    grown = _rss_mb() - before
+    assert grown < 250, f"RSS grew {grown:.0f} MB over five long sentences"

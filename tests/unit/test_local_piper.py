@@ -130,3 +130,29 @@ def test_options_are_validated_and_unknown_keys_named() -> None:
     with pytest.raises(PiperConfigError, match="speed"):
         options_from_mapping({"speed": 2})
     assert options_from_mapping({"path": "/x/v.onnx", "length_scale": 1.2}) == PiperOptions(voice="/x/v.onnx", length_scale=1.2)
+
+
+class _RecordingSession:
+    def __init__(self) -> None:
+        self.calls: list[tuple[object, object, object]] = []
+        self.inputs = ["input"]
+
+    def run(self, output_names: object, input_feed: object, run_options: object = None) -> list[str]:
+        self.calls.append((output_names, input_feed, run_options))
+        return ["audio"]
+
+
+def test_every_piper_run_asks_onnxruntime_to_give_its_cpu_arena_back_afterwards() -> None:
+    ort = pytest.importorskip("onnxruntime")
+    from genx.local.piper_tts import ShrinkingSession
+
+    inner = _RecordingSession()
+    session = ShrinkingSession(inner, ort.RunOptions())
+    assert session.run(None, {"input": 1}) == ["audio"]
+    opts = inner.calls[0][2]
+    assert isinstance(opts, ort.RunOptions)
+    assert opts.get_run_config_entry("memory.enable_memory_arena_shrinkage") == "cpu:0"
+    own = ort.RunOptions()
+    session.run(["out"], {"input": 2}, own)  # a caller's own options are the caller's
+    assert inner.calls[1] == (["out"], {"input": 2}, own)
+    assert session.inputs == ["input"]  # everything else is the session's

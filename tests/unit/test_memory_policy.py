@@ -1,0 +1,78 @@
+"""app.memory_policy: freed heap memory goes back to the system after a turn; the trim runs off the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import ctypes.util
+import threading
+
+import pytest
+
+from app import memory_policy
+from genx.agentkit.events import AssistantDone, UserFinal
+
+pytestmark = pytest.mark.skipif(memory_policy._LIBC is None, reason="the C library is not glibc")
+
+_libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+_libc.malloc.restype = ctypes.c_void_p
+_libc.malloc.argtypes = [ctypes.c_size_t]
+_libc.free.argtypes = [ctypes.c_void_p]
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status", encoding="ascii") as f:
+        return next(int(line.split()[1]) / 1024.0 for line in f if line.startswith("VmRSS:"))
+
+
+def test_a_trim_gives_back_heap_memory_that_was_freed_below_a_block_still_in_use() -> None:
+    # 96 KiB blocks stay under malloc's mmap threshold: they come from the heap, and the one allocated last pins its
+    # top, so glibc's own top trimming cannot give the freed ones back (what the models' buffers do between turns)
+    blocks = [_libc.malloc(96 * 1024) for _ in range(1200)]
+    assert all(blocks)
+    for b in blocks:
+        ctypes.memset(b, 1, 96 * 1024)  # resident
+    *blocks, pin = blocks  # the last block stays: the top of the heap is in use
+    for b in blocks:
+        _libc.free(b)
+    try:
+        before = _rss_mb()
+        assert memory_policy.trim()
+        after = _rss_mb()
+        assert before - after > 60, (before, after)  # ~112 MB were freed; most of it is no longer resident
+    finally:
+        _libc.free(pin)
+
+
+def test_limiting_the_arenas_is_accepted_by_glibc() -> None:
+    assert memory_policy.limit_arenas(memory_policy.ARENA_MAX)
+
+
+def _done(turn: str) -> AssistantDone:
+    return AssistantDone(turn_id=turn, text="hi", interrupted=False, spoken_text="hi")
+
+
+async def test_a_finished_answer_trims_in_a_worker_thread_and_a_second_one_meanwhile_is_folded_in(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    release = threading.Event()
+    threads: list[str] = []
+
+    def slow_trim() -> bool:
+        threads.append(threading.current_thread().name)
+        release.wait(5)
+        return True
+
+    monkeypatch.setattr(memory_policy, "trim", slow_trim)
+    trimmer = memory_policy.TurnTrimmer()
+    trimmer.on_event(UserFinal(turn_id="t1", text="hello"))
+    assert trimmer.trims == 0 and threads == []  # only a finished answer trims
+    trimmer.on_event(_done("t1"))
+    trimmer.on_event(_done("t2"))  # while the first one runs
+    await asyncio.sleep(0)  # the event loop is free while the trim blocks its thread
+    release.set()
+    await trimmer.settled()
+    assert trimmer.trims == 1 and len(threads) == 1 and threads[0] != threading.main_thread().name
+    trimmer.on_event(_done("t3"))
+    await trimmer.settled()
+    assert trimmer.trims == 2
