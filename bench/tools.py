@@ -32,6 +32,7 @@ if __package__ in (None, ""):  # run as a script (./dev bench tools): the repo r
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.tool_slots import Case, load, slots_ok
+from genx.assistant.fallback import model_fallback
 from genx.assistant.intents import Intent
 from genx.assistant.prematch import prematch
 from genx.assistant.router import ModelRouter, router_generator
@@ -55,9 +56,12 @@ async def run_mode(mode: str, cases: list[Case], router: ModelRouter | None, *, 
     for c in cases:
         t0 = time.perf_counter()
         intent: Intent | None = prematch(c.text) if mode in ("prematch", "both") else None
-        if intent is None and mode in ("model", "both"):
+        if intent is None and mode == "model":
             assert router is not None
             intent = (await router.route(c.text)).intent
+        elif intent is None and mode == "both":  # the assistant's own fallback: gated, values checked
+            assert router is not None
+            intent = (await model_fallback(router, c.text)).intent
         ms.append((time.perf_counter() - t0) * 1000)
         got = intent.tool if intent is not None else "none"
         ok = got == c.intent
