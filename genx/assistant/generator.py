@@ -36,6 +36,7 @@ Pass-throughs for the voice loop: ``resolve`` (generator switching),
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -47,7 +48,7 @@ from genx.assistant.fillers import Fillers
 from genx.assistant.guard import GuardedGenerator
 from genx.assistant.honesty import OFFER, cannot_know, covered_by, unknowable
 from genx.assistant.intents import Intent, intent_call
-from genx.assistant.prematch import prematch
+from genx.assistant.prematch import prematch, warm_prematch
 from genx.assistant.router import ModelRouter, router_generator
 from genx.assistant.stream import AssistantStream, Decision, start
 from genx.chunk import FuncCall, Role
@@ -194,6 +195,8 @@ class AssistantGenerator:
     async def warm(self, pattern: str) -> None:
         """Load the model behind ``pattern`` and, for the in-process model, the router (its prompt evaluated once)."""
         target = self.resolve(pattern)
+        if self.use_prematch:
+            await asyncio.to_thread(warm_prematch)  # the unit registry and the place table, off the event loop
         warm = getattr(target, "warm", None)
         if warm is not None:
             await warm()

@@ -13,7 +13,8 @@ for banana minutes" → the timer tool's own answer about it). Loose phrasings
 are claimed only when the tool's parser reads their value (each module says
 which). Matching the whole message is what keeps questions that merely mention
 a tool's words ("who invented the alarm clock", "what time does the bakery
-open") with the model. Microseconds to a few hundred a call (no model, no I/O).
+open") with the model. Microseconds to a few hundred a call (no model, no I/O) once
+:func:`warm_prematch` has loaded the unit registry and the place table (about a second, once).
 """
 
 from __future__ import annotations
@@ -26,10 +27,10 @@ from genx.assistant.prematch_clock import match_date, match_time
 from genx.assistant.prematch_numbers import match_calc, match_convert
 from genx.assistant.prematch_timers import match_alarm, match_cancel, match_list, match_reminder, match_timer
 
-__all__ = ["clean_utterance", "prematch"]
+__all__ = ["clean_utterance", "prematch", "warm_prematch"]
 
 _LEAD = re.compile(
-    r"^(?:(?:hey|hi|hello|ok|okay|so|um|uh|erm|hmm|well|oh|alright|right|yo|parley|assistant|computer)\b[ ,]*)*"
+    r"^(?:(?:hey|hi|hello|ok|okay|so|um|uh|erm|hmm|well|oh|alright|right|yo|parley|assistant|computer|excuse me|sorry)\b[ ,]*)*"
     r"(?:(?:can|could|would|will) you(?: please)?(?: quickly)?(?: tell me| let me know| check| say)? |please |kindly |"
     r"i want to know |i'd like to know |i would like to know |i wanna know |i need to know |i was wondering |"
     r"tell me |do you know |quick question[ ,]*|just |would you mind |be a dear and |go ahead and |i'd like you to |"
@@ -76,3 +77,9 @@ def prematch(text: str) -> Intent | None:
         if intent is not None:
             return intent
     return None
+
+
+def warm_prematch() -> None:
+    """Load what the matchers read (pint's registry, the place table) so that no request pays for it; blocking."""
+    prematch("convert 1 km to miles")
+    prematch("Tokyo time")

@@ -82,7 +82,7 @@ def match_time(t: str) -> Intent | None:
     return None
 
 
-_DAY_WORDS = r"(?:day|date|day of the week|weekday|day of week)"
+_DAY_WORDS = r"(?:day|date|day of the week|weekday|day of week|day of the month)"
 _DATE_EXPR = r"(?P<date>in .+|.+ from (?:now|today)|.+ ago|tomorrow|yesterday|the day after tomorrow|the day before yesterday)"
 _DATE: list[tuple[re.Pattern[str], bool, bool]] = [  # (pattern, has a date group, the date must parse)
     (
@@ -135,6 +135,7 @@ _DATE: list[tuple[re.Pattern[str], bool, bool]] = [  # (pattern, has a date grou
         False,
     ),
     (_rx(r"how many days ago was (?P<date>.+?)"), True, False),
+    (_rx(r"how many (?:days|weeks) (?:are there |are left |is it )?between (?:now|today) and (?P<date>.+?)"), True, False),
     (_rx(r"when(?:'s| is| was| will be) (?P<date>.+?)(?: this year| next year)?"), True, True),
     (_rx(r"(?:what(?:'s| is) )?the date (?P<date>.+)"), True, True),
 ]

@@ -32,7 +32,10 @@ _CALC_LEAD = _rx(
     r"(?:what(?:'s| is| does| do)|whats|how much (?:is|does|do|are)|how much's|calculate|compute|work out|figure out|solve|"
     r"evaluate|do the math(?: on| for)?|quick math[,:]?|math[,:]?|can you (?:calculate|compute|work out|do)) )+"
 )
-_CALC_TAIL = _rx(r"(?: (?:equal|equals|make|makes|come to|comes to|give|give you|give me|add up to|is|are|be|exactly|in total|total))+$")
+_CALC_TAIL = _rx(
+    r"(?: (?:equal|equals|make|makes|come to|comes to|give|give you|give me|add up to|is|are|be|exactly|in total|total|what|"
+    r"what is that|is what))+$"
+)
 _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied to numberised lower-case text
     (_rx(r"\bhalf of (\d+(?:\.\d+)?)"), r"\1 / 2"),
     (_rx(r"\ba third of (\d+(?:\.\d+)?)"), r"\1 / 3"),
@@ -50,7 +53,8 @@ _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied 
     (_rx(r"\b(\d+(?:\.\d+)?) to the (?:2nd|second)(?: power)?"), r"\1 ** 2"),
     (_rx(r"\b(\d+(?:\.\d+)?) to the (?:3rd|third)(?: power)?"), r"\1 ** 3"),
     (_rx(r"\b(\d+(?:\.\d+)?) to the (\d+)(?:st|nd|rd|th)(?: power)?"), r"\1 ** \2"),
-    (_rx(r"\b(\d+(?:\.\d+)?) (?:percent|per cent|%) (?:tip |discount )?(?:on|off) (\d+(?:\.\d+)?)"), r"\1% of \2"),
+    (_rx(r"\b(\d+(?:\.\d+)?) ?(?:percent|per cent|%) (?:tip )?on (\d+(?:\.\d+)?)"), r"\1% of \2"),
+    (_rx(r"\b(\d+(?:\.\d+)?) ?(?:percent|per cent|%) (?:discount )?off (\d+(?:\.\d+)?)"), r"\2 - \1%"),
 ]
 _OPERATOR = re.compile(r"[-+*/%]|\b(?:sqrt|cbrt|factorial|log|ln|sin|cos|tan)\b")
 

@@ -116,7 +116,7 @@ def match_timer(t: str) -> Intent | None:
 
 _ALARM_AFTER = _rx(
     rf"(?:{_SET})?{_ART}(?:(?P<label>[a-z]+) )?alarm(?: clock)?"
-    r"(?: for| at| to| on| to go off at| to ring at| set for| to wake me(?: up)? at)? (?P<rest>.+)"
+    r"(?P<prep> for| at| to| on| to go off at| to ring at| set for| to wake me(?: up)? at)? (?P<rest>.+)"
 )
 _ALARM_BEFORE = _rx(rf"(?:{_SET})?(?:an |a )?(?P<time>.+?) alarm(?: (?:{_NAMED}) (?P<label>.+))?")
 _WAKE = [
@@ -138,7 +138,7 @@ def match_alarm(t: str) -> Intent | None:
         label = _label(m["label"] or "")
         if split is not None:
             return Intent("set_alarm", _args("time", _time(split[0]), label or split[1]))
-        if re.search(r"\d|noon|midnight|morning|tomorrow", rest, re.IGNORECASE) and not re.search(rf" {_NAMED} ", rest):
+        if (m["prep"] or rest[:1].isdigit()) and re.search(r"\d|noon|midnight", rest) and not re.search(rf" {_NAMED} ", rest):
             return Intent("set_alarm", _args("time", _time(rest), label))
     if (m := _ALARM_BEFORE.fullmatch(n)) and _is_when(m["time"]):
         return Intent("set_alarm", _args("time", _time(m["time"]), _label(m["label"] or "")))
@@ -175,8 +175,14 @@ def _reminder_text(text: str) -> str:
     return re.sub(r"^(?:to|that|so i|so that i|for)\s+", "", text.strip(" ,"), flags=re.IGNORECASE)
 
 
+_WHEN_FIRST = _rx(r"(?P<when>.+?),? (?:please |can you |could you )?remind me (?P<body>(?:to|about|that) .+)")
+
+
 def match_reminder(t: str) -> Intent | None:
-    m = _REMIND_LEAD.fullmatch(words_to_numbers(t))
+    n = words_to_numbers(t)
+    if (first := _WHEN_FIRST.fullmatch(n)) and (when := _moment(first["when"])) is not None:  # "in 20 minutes remind me to …"
+        return Intent("set_reminder", {"text": _reminder_text(first["body"]), "when": when})
+    m = _REMIND_LEAD.fullmatch(n)
     if m is None:
         return None
     body = m["body"].strip()
@@ -212,6 +218,8 @@ _LIST = [
     _rx(r"(?:what's |what is )?(?:the )?time (?:left|remaining) on (?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
     _rx(r"how long (?:until|till|before) (?:my |the )(?:[a-z0-9]+ )?(?:timer|alarm|countdown)s? "
         r"(?:goes off|go off|rings?|is done|ends|finishes)"),
+    _rx(rf"are any {_KINDS} (?:set|running|on|active|pending)(?: now)?"),
+    _rx(r"(?:what's|what is|how much is|how much time is) (?:left|remaining) on (?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
     _rx(rf"what(?:'s| is| are) (?:on )?my {_KINDS}|(?:my |the )?{_KINDS} status|status of (?:my |the )?{_KINDS}|my {_KINDS}"),
     _rx(r"when (?:is|does) (?:my|the) (?:next )?(?:alarm|timer|reminder)(?: set for| go off| ring)?"),
 ]  # fmt: skip

@@ -20,6 +20,12 @@ from bench.tool_slots import slots_ok
 from genx.assistant import prematch
 
 TIME = [
+    ("excuse me what time is it", {}),
+    ("what is the time", {}),
+    ("current time please", {}),
+    ("tell me what time it is", {}),
+    ("what's the time now in new york city", {"place": "New York"}),
+    ("what time is it in the UK", {"place": "UK"}),
     ("what time is it", {}),
     ("time please", {}),
     ("got the time?", {}),
@@ -41,6 +47,13 @@ TIME = [
     ("give me the time in Karachi", {"place": "Karachi"}),
 ]
 DATES = [
+    ("what's the day today", {}),
+    ("what date is it", {}),
+    ("what day of the month is it", {}),
+    ("what is the date of easter 2027", {"date": "Easter 2027"}),
+    ("how many days between now and christmas", {"date": "christmas"}),
+    ("what's the date a week from today", {"date": "in 1 week"}),
+    ("what day is the 25th", {"date": "the 25th"}),
     ("what's the date", {}),
     ("today's date please", {}),
     ("what day is today", {}),
@@ -70,6 +83,14 @@ DATES = [
     ("what day will it be in 30 days", {"date": "in 30 days"}),
 ]
 CALC = [
+    ("five plus five", 10),
+    ("what's 5 + 5", 10),
+    ("what's a hundred times a hundred", 10000),
+    ("how much is 20% off 60", 48),
+    ("what's the square root of sixty four", 8),
+    ("what is 3 cubed", 27),
+    ("7 times 8 is what", 56),
+    ("ten divided by four", 2.5),
     ("what's seventeen times twenty three", 391),
     ("seventeen times twenty-three", 391),
     ("what is 15 percent of 80", 12),
@@ -101,6 +122,13 @@ CALC = [
     ("how much is nine times nine", 81),
 ]
 CONVERT = [
+    ("convert 3 hours to minutes", (3, "hour", "minute")),
+    ("how many teaspoons are in a tablespoon", (1, "tablespoon", "teaspoon")),
+    ("how many feet in a mile", (1, "mile", "foot")),
+    ("what's 30 cm in inches", (30, "cm", "inch")),
+    ("how many pounds is 3 kg", (3, "kg", "pound")),
+    ("what is 72 f in c", (72, "fahrenheit", "celsius")),
+    ("convert one mile to feet", (1, "mile", "foot")),
     ("how many kilometers is 26.2 miles", (26.2, "mile", "km")),
     ("convert 5 kilos to pounds", (5, "kg", "pound")),
     ("what's 180 pounds in kilos", (180, "pound", "kg")),
@@ -125,6 +153,12 @@ CONVERT = [
     ("how many grams are there in 2 pounds", (2, "pound", "gram")),
 ]
 TIMERS = [
+    ("set a ten minute timer for the cookies", {"duration": "10 minutes", "label": "cookies"}),
+    ("start the timer for 5 minutes", {"duration": "5 minutes"}),
+    ("timer 5 min", {"duration": "5 minutes"}),
+    ("5 min timer", {"duration": "5 minutes"}),
+    ("could you start a timer for 7 minutes please", {"duration": "7 minutes"}),
+    ("alert me in 10 minutes", {"duration": "10 minutes"}),
     ("set a timer for twenty five minutes", {"duration": "25 minutes"}),
     ("timer 10 minutes", {"duration": "10 minutes"}),
     ("set timer for 4 minutes", {"duration": "4 minutes"}),
@@ -145,6 +179,11 @@ TIMERS = [
     ("set a timer for 90 secs", {"duration": "90 seconds"}),
 ]
 ALARMS = [
+    ("set alarm 6 am", {"time": "6 am"}),
+    ("set an alarm for 6 tomorrow morning", {"time": "tomorrow at 6 am"}),
+    ("i want to get up at 7", {"time": "7"}),
+    ("alarm at 7.30", {"time": "7:30"}),
+    ("set an alarm for seven a.m.", {"time": "7 am"}),
     ("set an alarm for six thirty", {"time": "6:30"}),
     ("set an alarm for 8 o'clock", {"time": "8:00"}),
     ("alarm for 7:45 tomorrow", {"time": "tomorrow at 7:45"}),
@@ -160,6 +199,11 @@ ALARMS = [
     ("set an alarm for Saturday at 10", {"time": "Saturday at 10"}),
 ]
 REMINDERS = [
+    ("reminder to buy eggs tomorrow", {"text": "buy eggs", "when": "tomorrow"}),
+    ("remind me at 6 to call mom", {"text": "call mom", "when": "6"}),
+    ("remind me next week to renew my license", {"text": "renew my license", "when": "next week"}),
+    ("in 20 minutes remind me to check the oven", {"text": "check the oven", "when": "in 20 minutes"}),
+    ("tomorrow morning remind me to pack lunch", {"text": "pack lunch", "when": "tomorrow morning"}),
     ("remind me to buy bread at 5", {"text": "buy bread", "when": "5"}),
     ("remind me to pick up the kids at 3:30 pm", {"text": "pick up the kids", "when": "3:30 pm"}),
     ("remind me in an hour to call John", {"text": "call John", "when": "in an hour"}),
@@ -177,6 +221,10 @@ REMINDERS = [
     ("remind me at 7 tomorrow morning to water the garden", {"text": "water the garden", "when": "tomorrow at 7 am"}),
 ]
 LISTS = [
+    "what timers are running",
+    "show alarms",
+    "what's left on the timer",
+    "are any alarms set",
     "show me all my alarms",
     "what reminders do I have",
     "any timers running",
@@ -191,6 +239,11 @@ LISTS = [
     "read me my reminders",
 ]
 CANCEL = [
+    ("cancel my 7 am alarm", "7 am"),
+    ("cancel the alarm for tomorrow", "tomorrow"),
+    ("stop the timer please", "timer"),
+    ("turn off all alarms", "all"),
+    ("delete the reminder to call mom", "call mom"),
     ("cancel the alarm", "alarm"),
     ("stop my timer", "timer"),
     ("delete the pizza timer", "pizza"),
@@ -205,6 +258,22 @@ CANCEL = [
     ("cancel timer number 2", "2"),
 ]
 NONE = [
+    "what's the time signature of this song",
+    "I don't have time for this",
+    "time to go",
+    "set an example",
+    "remind me what we talked about",
+    "how long is a football match",
+    "how many days are in February",
+    "what's 50 euros in dollars",
+    "what time zone is best for remote teams",
+    "what happened in 1969",
+    "can you count to ten",
+    "what is two plus two in French",
+    "do you know any good jokes about time",
+    "I woke up at 7 today",
+    "my alarm didn't go off this morning",
+    "timers are so annoying",
     "what time does the museum close",
     "what time is the match tonight",
     "who invented the clock",
