@@ -39,7 +39,7 @@ _LEAD = re.compile(
 )
 _TAIL = re.compile(
     r"(?:[ ,]+(?:please|thanks|thank you|for me|parley|ok|okay|if you can|if you could|real quick|quickly|"
-    r"would you|could you|can you|mate|buddy|now please))+$",
+    r"would you|could you|can you|mate|buddy))+$",
     re.IGNORECASE,
 )
 

@@ -156,6 +156,10 @@ def match_date(t: str) -> Intent | None:
         if not m:
             continue
         when = m.group("date").strip(" ,") if has_date else ""
+        if when.lower().startswith("in ") and not _is_date(when):
+            if _is_place(when[3:]):  # "what day is it in Tokyo": the clock there says
+                return Intent("current_time", {"place": when[3:].strip()})
+            continue
         if when and must_parse and not _is_date(when):
             continue
         if when.lower() in ("it", "today", "this", "today's date", "now"):

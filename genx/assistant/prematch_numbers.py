@@ -38,8 +38,8 @@ _CALC_TAIL = _rx(
 )
 _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied to numberised lower-case text
     (_rx(r"\bhalf of (\d+(?:\.\d+)?)"), r"\1 / 2"),
-    (_rx(r"\ba third of (\d+(?:\.\d+)?)"), r"\1 / 3"),
-    (_rx(r"\ba quarter of (\d+(?:\.\d+)?)"), r"\1 / 4"),
+    (_rx(r"\b(?:a|1) (?:third|3rd) of (\d+(?:\.\d+)?)"), r"\1 / 3"),
+    (_rx(r"\b(?:a|1) (?:quarter|4th|fourth) of (\d+(?:\.\d+)?)"), r"\1 / 4"),
     (_rx(r"\b(?:double|twice) (\d+(?:\.\d+)?)"), r"2 * \1"),
     (_rx(r"\btriple (\d+(?:\.\d+)?)"), r"3 * \1"),
     (_rx(r"\b(\d+(?:\.\d+)?) (?:multiplied|times) by (\d+(?:\.\d+)?)"), r"\1 * \2"),

@@ -82,7 +82,7 @@ def _args(key: str, value: str, label: str) -> dict[str, str]:
 
 _TIMER_AFTER = _rx(
     rf"(?:{_SET})?{_ART}(?:(?P<label>[a-z]+) )?(?:timer|countdown|count down)"
-    r"(?: for| from| of| to| at| lasting| that lasts| going for)? (?P<rest>.+)"
+    r"(?: for| from| of| to| at| on for| going for| lasting| that lasts)? (?P<rest>.+)"
 )
 _TIMER_BEFORE = _rx(rf"(?:{_SET})?(?:a |an |one )?(?P<before>.+?) (?:timer|countdown)(?: (?:{_NAMED}) (?P<label>.+))?")
 _TIMER_OTHER = [
@@ -95,7 +95,7 @@ _TIMER_OTHER = [
 def match_timer(t: str) -> Intent | None:
     n = words_to_numbers(t)
     if m := _TIMER_AFTER.fullmatch(n):
-        rest = m["rest"].strip()
+        rest = re.sub(r"^(\d+(?:\.\d+)?)$", r"\1 minutes", m["rest"].strip())  # "a timer for 5": minutes
         split = _split_named(rest, _is_span)
         label = _label(m["label"] or "")
         if split is not None:
@@ -219,6 +219,7 @@ _LIST = [
     _rx(r"how long (?:until|till|before) (?:my |the )(?:[a-z0-9]+ )?(?:timer|alarm|countdown)s? "
         r"(?:goes off|go off|rings?|is done|ends|finishes)"),
     _rx(rf"are any {_KINDS} (?:set|running|on|active|pending)(?: now)?"),
+    _rx(r"how much (?:time is|time do i have|longer is) left|how long is left"),
     _rx(r"(?:what's|what is|how much is|how much time is) (?:left|remaining) on (?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
     _rx(rf"what(?:'s| is| are) (?:on )?my {_KINDS}|(?:my |the )?{_KINDS} status|status of (?:my |the )?{_KINDS}|my {_KINDS}"),
     _rx(r"when (?:is|does) (?:my|the) (?:next )?(?:alarm|timer|reminder)(?: set for| go off| ring)?"),

@@ -20,6 +20,8 @@ from bench.tool_slots import slots_ok
 from genx.assistant import prematch
 
 TIME = [
+    ("What's the time in Delhi right now please", {"place": "Delhi"}),
+    ("what day is it in Tokyo", {"place": "Tokyo"}),
     ("excuse me what time is it", {}),
     ("what is the time", {}),
     ("current time please", {}),
@@ -47,6 +49,7 @@ TIME = [
     ("give me the time in Karachi", {"place": "Karachi"}),
 ]
 DATES = [
+    ("how many days until the weekend", {"date": "Saturday"}),
     ("what's the day today", {}),
     ("what date is it", {}),
     ("what day of the month is it", {}),
@@ -83,6 +86,7 @@ DATES = [
     ("what day will it be in 30 days", {"date": "in 30 days"}),
 ]
 CALC = [
+    ("what's one third of 90", 30),
     ("five plus five", 10),
     ("what's 5 + 5", 10),
     ("what's a hundred times a hundred", 10000),
@@ -153,6 +157,8 @@ CONVERT = [
     ("how many grams are there in 2 pounds", (2, "pound", "gram")),
 ]
 TIMERS = [
+    ("put a timer on for 12 minutes", {"duration": "12 minutes"}),
+    ("set a timer for five", {"duration": "5 minutes"}),
     ("set a ten minute timer for the cookies", {"duration": "10 minutes", "label": "cookies"}),
     ("start the timer for 5 minutes", {"duration": "5 minutes"}),
     ("timer 5 min", {"duration": "5 minutes"}),
@@ -179,6 +185,7 @@ TIMERS = [
     ("set a timer for 90 secs", {"duration": "90 seconds"}),
 ]
 ALARMS = [
+    ("Set an alarm for 7:30 a.m.", {"time": "7:30 am"}),
     ("set alarm 6 am", {"time": "6 am"}),
     ("set an alarm for 6 tomorrow morning", {"time": "tomorrow at 6 am"}),
     ("i want to get up at 7", {"time": "7"}),
@@ -221,6 +228,7 @@ REMINDERS = [
     ("remind me at 7 tomorrow morning to water the garden", {"text": "water the garden", "when": "tomorrow at 7 am"}),
 ]
 LISTS = [
+    "how much time is left",
     "what timers are running",
     "show alarms",
     "what's left on the timer",
@@ -258,6 +266,16 @@ CANCEL = [
     ("cancel timer number 2", "2"),
 ]
 NONE = [
+    "what time is sunset",
+    "what time did the titanic sink",
+    "how many minutes should I boil pasta",
+    "how many grams of protein in an egg",
+    "is 17 a prime number",
+    "give me 5 minutes",
+    "hold on a second",
+    "i'll be there in 10 minutes",
+    "the meeting is at 3 pm tomorrow",
+    "remind me why I came here",
     "what's the time signature of this song",
     "I don't have time for this",
     "time to go",
