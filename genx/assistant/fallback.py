@@ -22,19 +22,10 @@ bench). So the model is only a fallback, guarded on both sides:
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
-from zoneinfo import ZoneInfo
 
 from genx.assistant.intents import Intent
 from genx.assistant.router import ModelRouter, RouteResult
-from genx.errors import ToolFailure
-from genx.toolbox.calc import evaluate, normalise_expression
-from genx.toolbox.dates import parse_date
-from genx.toolbox.numwords import parse_number
-from genx.toolbox.places import resolve_place
-from genx.toolbox.reminders.when import parse_when
-from genx.toolbox.spans import parse_span
-from genx.toolbox.units import convert
+from genx.assistant.slot_reads import reads, units_convert
 
 __all__ = ["model_fallback", "trusted", "values_read", "worth_asking"]
 
@@ -88,39 +79,12 @@ def worth_asking(text: str) -> bool:
     return any(all(rx.search(t) for rx in cues) for cues in _CUES.values())
 
 
-_NOW = datetime(2026, 3, 3, 10, 0, tzinfo=ZoneInfo("UTC"))  # any moment: only whether a value reads matters
-
-
-def _reads(name: str, value: object) -> bool:
-    s = str(value)
-    if name == "place":
-        resolve_place(s)
-    elif name == "duration":
-        return not parse_span(s).is_zero
-    elif name in ("time", "when"):
-        parse_when(s, _NOW)
-    elif name in ("date", "from_date"):
-        parse_date(s, date(2026, 3, 3))
-    elif name == "offset":
-        parse_span(s)
-    elif name == "expression":
-        evaluate(normalise_expression(s))
-    elif name == "value":
-        return isinstance(value, int | float) or parse_number(s) is not None
-    return True
-
-
 def values_read(intent: Intent) -> bool:
     """Does every value of ``intent`` read with its tool's parser (and do its units convert)?"""
     args = dict(intent.arguments)
-    try:
-        if not all(_reads(k, v) for k, v in args.items()):
-            return False
-        if intent.tool == "convert_units":
-            convert(1.0, str(args.get("from_unit", "")), str(args.get("to_unit", "")))
-    except (ToolFailure, ValueError, ArithmeticError, TypeError):
+    if not all(reads(k, v) for k, v in args.items()):
         return False
-    return True
+    return intent.tool != "convert_units" or units_convert(str(args.get("from_unit", "")), str(args.get("to_unit", "")))
 
 
 def trusted(intent: Intent, text: str) -> bool:

@@ -10,12 +10,9 @@ so "when is my dentist appointment" stays with the model.
 from __future__ import annotations
 
 import re
-from datetime import date
 
 from genx.assistant.intents import Intent
-from genx.errors import ToolFailure
-from genx.toolbox.dates import parse_date
-from genx.toolbox.places import resolve_place
+from genx.assistant.slot_reads import reads
 
 __all__ = ["match_date", "match_time"]
 
@@ -61,11 +58,7 @@ def _is_place(text: str) -> bool:
     words = text.lower().split()
     if not words or len(text) < 3 or any(w in _COMMON for w in words):
         return False
-    try:
-        resolve_place(text)
-    except ToolFailure:
-        return False
-    return True
+    return reads("place", text)
 
 
 def match_time(t: str) -> Intent | None:
@@ -139,15 +132,10 @@ _DATE: list[tuple[re.Pattern[str], bool, bool]] = [  # (pattern, has a date grou
     (_rx(r"when(?:'s| is| was| will be) (?P<date>.+?)(?: this year| next year)?"), True, True),
     (_rx(r"(?:what(?:'s| is) )?the date (?P<date>.+)"), True, True),
 ]
-_PARSE_TODAY = date(2026, 3, 3)  # any day: only whether the words read as a date matters here
 
 
 def _is_date(text: str) -> bool:
-    try:
-        parse_date(text, _PARSE_TODAY)
-    except (ToolFailure, ValueError, OverflowError):
-        return False
-    return True
+    return reads("date", text)
 
 
 def match_date(t: str) -> Intent | None:

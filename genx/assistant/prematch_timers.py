@@ -13,14 +13,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import datetime
-from zoneinfo import ZoneInfo
 
 from genx.assistant.intents import Intent
-from genx.errors import ToolFailure
+from genx.assistant.slot_reads import reads
 from genx.toolbox.numwords import words_to_numbers
-from genx.toolbox.reminders.when import parse_when
-from genx.toolbox.spans import parse_span
 
 __all__ = ["match_alarm", "match_cancel", "match_list", "match_reminder", "match_timer"]
 
@@ -29,22 +25,12 @@ def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
-_PARSE_NOW = datetime(2026, 3, 3, 10, 0, tzinfo=ZoneInfo("UTC"))  # any moment: only whether the words read matters
-
-
 def _is_span(text: str) -> bool:
-    try:
-        return not parse_span(text).is_zero
-    except (ToolFailure, ValueError, OverflowError):
-        return False
+    return reads("duration", text)
 
 
 def _is_when(text: str) -> bool:
-    try:
-        parse_when(text, _PARSE_NOW)
-    except (ToolFailure, ValueError, OverflowError):
-        return False
-    return True
+    return reads("when", text)
 
 
 _SET = (
