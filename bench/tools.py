@@ -141,7 +141,11 @@ async def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory() as d:
             router = ModelRouter(router_generator(LlamaCppGenerator()), offline_tools(Reminders(d)))
         await router.warm()
-    results = {n: {m: await run_mode(m, cases[n], router, verbose=args.verbose) for m in modes} for n in sets}
+    results: dict[str, dict[str, dict[str, Any]]] = {n: {} for n in sets}
+    for n in sets:
+        for m in modes:
+            r = results[n][m] = await run_mode(m, cases[n], router, verbose=args.verbose)
+            print(f"  {n}/{m}: {r['intent_accuracy']:.1%} intent, {r['slot_accuracy']:.1%} slots", file=sys.stderr, flush=True)
     sizes = ", ".join(f"{n} {len(c)}" for n, c in cases.items())
     print(f"router bench ({sizes} utterances, {os.cpu_count()} cores)")
     print(*_table(results), sep="\n")

@@ -36,6 +36,7 @@ _TIME = [
     _rx(rf"(?:(?:what's|what is|whats) )?(?:the )?(?:current |local )?(?:time|clock) (?:in|at) {_PLACE} (?:right )?now"),
     _rx(rf"(?:give me|check|get|say|read)(?: me)? (?:the )?(?:current |local )?time(?: {_IN} {_PLACE})?{_NOW}"),
     _rx(r"(?:do you have|have you got|got|you got) (?:the )?time"),
+    _rx(r"time check|check the time|clock check"),
     _rx(rf"how late is it(?: {_IN} {_PLACE})?{_NOW}"),
     _rx(r"what o'?clock is it"),
     _rx(rf"(?:in {_PLACE}[, ]+)what time is it{_NOW}"),
@@ -128,6 +129,7 @@ _DATE: list[tuple[re.Pattern[str], bool, bool]] = [  # (pattern, has a date grou
         False,
     ),
     (_rx(r"how many days ago was (?P<date>.+?)"), True, False),
+    (_rx(r"how many (?:days|weeks) (?:are )?(?:left|remaining) in (?:the |this )(?P<date>month|year)"), True, False),
     (_rx(r"how many (?:days|weeks) (?:are there |are left |is it )?between (?:now|today) and (?P<date>.+?)"), True, False),
     (_rx(r"when(?:'s| is| was| will be) (?P<date>.+?)(?: this year| next year)?"), True, True),
     (_rx(r"(?:what(?:'s| is) )?the date (?P<date>.+)"), True, True),
@@ -144,6 +146,8 @@ def match_date(t: str) -> Intent | None:
         if not m:
             continue
         when = m.group("date").strip(" ,") if has_date else ""
+        if when.lower() in ("month", "year"):
+            when = f"the end of the {when.lower()}"
         if when.lower().startswith("in ") and not _is_date(when):
             if _is_place(when[3:]):  # "what day is it in Tokyo": the clock there says
                 return Intent("current_time", {"place": when[3:].strip()})

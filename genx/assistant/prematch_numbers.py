@@ -49,6 +49,8 @@ _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied 
     (_rx(r"\bdivide (\d+(?:\.\d+)?) (?:by|into) (\d+(?:\.\d+)?)"), r"\1 / \2"),
     (_rx(r"\b(\d+(?:\.\d+)?) (?:divided into|split (?:into|between|among|by)|shared (?:between|among|by)) (\d+(?:\.\d+)?)"), r"\1 / \2"),
     (_rx(r"\b(\d+) factorial\b"), r"factorial(\1)"),
+    (_rx(r"\b(\d+)/(\d+) of (\d+(?:\.\d+)?)"), r"(\1 / \2) * \3"),
+    (_rx(r"\$ ?(?=\d)|(?<=\d) ?(?:dollars|euros|bucks|usd|eur|€|\$)\b"), ""),
     (_rx(r"\bthe square of (\d+(?:\.\d+)?)"), r"\1 ** 2"),
     (_rx(r"\b(\d+(?:\.\d+)?) to the (?:2nd|second)(?: power)?"), r"\1 ** 2"),
     (_rx(r"\b(\d+(?:\.\d+)?) to the (?:3rd|third)(?: power)?"), r"\1 ** 3"),
@@ -84,7 +86,10 @@ def match_calc(t: str) -> Intent | None:
 _VALUE = r"(?P<value>-?\d+(?:[.,]\d+)?|an?|one|half an?|half a)"
 _UNIT = r"[a-z°µ][a-z°µ./²³' -]{0,30}?"
 _AS = r"(?:to|into|in|as|in terms of|converted to|converted into|expressed in)"
-_WHAT = r"(?:what(?:'s| is| are| would be| will be)|whats|how much (?:is|are|would be)|how many is|tell me)"
+_WHAT = (
+    r"(?:what(?:'s| is| are| would be| will be)|whats|how much (?:is|are|would be)|how many is|tell me|"
+    r"how (?:heavy|long|far|big|hot|cold|tall|fast|much) (?:is|are))"
+)
 _CONVERT = [
     _rx(rf"(?:convert|change|turn|translate|switch)(?: me)? {_VALUE} ?(?P<from>{_UNIT}) {_AS} (?P<to>{_UNIT})"),
     _rx(rf"(?:how many|how much) (?P<to>{_UNIT}) (?:are |is )?(?:there )?(?:in|to|per) {_VALUE} ?(?P<from>{_UNIT})"),

@@ -79,7 +79,7 @@ _TIMER_OTHER = [
 
 
 def match_timer(t: str) -> Intent | None:
-    n = words_to_numbers(t)
+    n = re.sub(r"(\d)-(?=[a-z])", r"\1 ", words_to_numbers(t))  # "a 20-minute timer"
     if m := _TIMER_AFTER.fullmatch(n):
         rest = re.sub(r"^(\d+(?:\.\d+)?)$", r"\1 minutes", m["rest"].strip())  # "a timer for 5": minutes
         split = _split_named(rest, _is_span)
@@ -194,9 +194,10 @@ _MINE = (
 _LIST = [
     _rx(rf"(?:list|show|show me|read|read out|read me|tell me|check|give me|display|see|view|what are|go through|review)(?: all)?(?: of)? "
         rf"{_MINE}{_KINDS}(?: and {_KINDS})*(?: (?:i have|i've set|i set|that are set|that are running|running|set|pending|left|"
-        r"for today|for tomorrow|please|now))?"),
+        r"for today|for tomorrow|for tonight|for this week|today|tomorrow|please|now))?"),
     _rx(rf"(?:what|which|any|how many) {_KINDS}(?: and {_KINDS})? (?:do i have|are (?:set|running|there|on|active|pending|left|coming up)|"
-        r"have i (?:got|set)|did i set|i have|have i|are coming up|are still running)(?: (?:right )?now| today| tomorrow| set| running)?"),
+        r"have i (?:got|set)|did i set|i have|have i|are coming up|are still running|are set for|are there for)"
+        r"(?: (?:right )?now| today| tomorrow| tonight| this week| set| running)?"),
     _rx(rf"(?:do i have|are there|have i (?:got|set)|is there|got|any) (?:any )?{_KINDS}"
         r"(?: set| running| on| left| active| pending| today| tomorrow| going)?"),
     _rx(r"how (?:much time is|long is|much time|long|much longer|many minutes are)(?: left| remaining| to go)? (?:on|for|in) "
@@ -205,6 +206,8 @@ _LIST = [
     _rx(r"how long (?:until|till|before) (?:my |the )(?:[a-z0-9]+ )?(?:timer|alarm|countdown)s? "
         r"(?:goes off|go off|rings?|is done|ends|finishes)"),
     _rx(rf"are any {_KINDS} (?:set|running|on|active|pending)(?: now)?"),
+    _rx(r"(?:is|are) (?:my|the|an?|any) (?:alarm|timer|reminder|countdown)s? (?:set|on|running|going|active)(?: now)?"),
+    _rx(rf"what(?:'s| is) (?:the )?status of (?:my |the )?{_KINDS}"),
     _rx(r"how much (?:time is|time do i have|longer is) left|how long is left"),
     _rx(r"(?:what's|what is|how much is|how much time is) (?:left|remaining) on (?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
     _rx(rf"what(?:'s| is| are) (?:on )?my {_KINDS}|(?:my |the )?{_KINDS} status|status of (?:my |the )?{_KINDS}|my {_KINDS}"),

@@ -20,6 +20,7 @@ from bench.tool_slots import slots_ok
 from genx.assistant import prematch
 
 TIME = [
+    ("Time check", {}),
     ("What's the time in Delhi right now please", {"place": "Delhi"}),
     ("what day is it in Tokyo", {"place": "Tokyo"}),
     ("excuse me what time is it", {}),
@@ -49,6 +50,10 @@ TIME = [
     ("give me the time in Karachi", {"place": "Karachi"}),
 ]
 DATES = [
+    ("What day is the first of January next year?", {"date": "1 January 2027"}),
+    ("how many days until the end of the year", {"date": "31 December"}),
+    ("how many days left in the month", {"date": "31 March"}),
+    ("how many days until christmas next year", {"date": "25 December 2027"}),
     ("how many days until the weekend", {"date": "Saturday"}),
     ("what's the day today", {}),
     ("what date is it", {}),
@@ -86,6 +91,8 @@ DATES = [
     ("what day will it be in 30 days", {"date": "in 30 days"}),
 ]
 CALC = [
+    ("what is 1/3 of 60", 20),
+    ("What's 15 percent of 60 dollars", 9),
     ("what's one third of 90", 30),
     ("five plus five", 10),
     ("what's 5 + 5", 10),
@@ -126,6 +133,7 @@ CALC = [
     ("how much is nine times nine", 81),
 ]
 CONVERT = [
+    ("How heavy is 10 pounds in kilos?", (10, "pound", "kg")),
     ("convert 3 hours to minutes", (3, "hour", "minute")),
     ("how many teaspoons are in a tablespoon", (1, "tablespoon", "teaspoon")),
     ("how many feet in a mile", (1, "mile", "foot")),
@@ -157,6 +165,7 @@ CONVERT = [
     ("how many grams are there in 2 pounds", (2, "pound", "gram")),
 ]
 TIMERS = [
+    ("Set a 20-minute timer.", {"duration": "20 minutes"}),
     ("put a timer on for 12 minutes", {"duration": "12 minutes"}),
     ("set a timer for five", {"duration": "5 minutes"}),
     ("set a ten minute timer for the cookies", {"duration": "10 minutes", "label": "cookies"}),
@@ -185,6 +194,7 @@ TIMERS = [
     ("set a timer for 90 secs", {"duration": "90 seconds"}),
 ]
 ALARMS = [
+    ("get me up at half six", {"time": "6:30"}),
     ("Set an alarm for 7:30 a.m.", {"time": "7:30 am"}),
     ("set alarm 6 am", {"time": "6 am"}),
     ("set an alarm for 6 tomorrow morning", {"time": "tomorrow at 6 am"}),
@@ -228,6 +238,9 @@ REMINDERS = [
     ("remind me at 7 tomorrow morning to water the garden", {"text": "water the garden", "when": "tomorrow at 7 am"}),
 ]
 LISTS = [
+    "which reminders are set for tomorrow",
+    "is my alarm set",
+    "what's the status of my timer",
     "how much time is left",
     "what timers are running",
     "show alarms",

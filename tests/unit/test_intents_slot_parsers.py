@@ -55,3 +55,15 @@ def test_the_weekend_is_the_coming_saturday() -> None:
 def test_digits_before_hundred_make_one_number() -> None:
     assert words_to_numbers("2 hundred") == "200"
     assert words_to_numbers("3 hundred and twenty") == "320"
+
+
+def test_the_end_of_the_month_or_year_and_a_date_next_year_read_as_dates() -> None:
+    assert parse_date("the end of the month", NOW.date()) == date(2026, 3, 31)
+    assert parse_date("end of the year", NOW.date()) == date(2026, 12, 31)
+    assert parse_date("the first of January next year", NOW.date()) == date(2027, 1, 1)
+    assert parse_date("christmas next year", NOW.date()) == date(2027, 12, 25)
+
+
+def test_half_six_is_half_past_six() -> None:
+    assert parse_when("half six", NOW).when == datetime(2026, 3, 3, 18, 30, tzinfo=PARIS)
+    assert parse_span("half an hour").seconds == 1800  # "half" before a unit stays a length of time
