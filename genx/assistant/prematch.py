@@ -34,19 +34,22 @@ _LEAD = re.compile(
     r"(?:(?:can|could|would|will) you(?: please)?(?: quickly)?(?: tell me| let me know| check| say)? |please |kindly |"
     r"i want to know |i'd like to know |i would like to know |i wanna know |i need to know |i was wondering |"
     r"tell me |do you know |quick question[ ,]*|just |would you mind |be a dear and |go ahead and |i'd like you to |"
-    r"i want you to |i need you to |(?:do you )?mind telling me |any idea |got any idea |do you happen to know )*",
+    r"i want you to |i need you to |(?:do you )?mind telling me |any idea |got any idea |do you happen to know |"
+    r"i need to (?=convert|calculate|work out|know|figure)|i want to (?=convert|calculate|work out|know|figure)|"
+    r"i'd like to (?=convert|calculate|work out|know|figure))*",
     re.IGNORECASE,
 )
 _TAIL = re.compile(
     r"(?:[ ,]+(?:please|thanks|thank you|for me|parley|ok|okay|if you can|if you could|real quick|quickly|"
-    r"would you|could you|can you|mate|buddy))+$",
+    r"would you|could you|can you|mate|buddy|roughly|approximately|exactly|more or less|or so))+$",
     re.IGNORECASE,
 )
 
 
 def clean_utterance(text: str) -> str:
     """One line, politeness and final punctuation removed, case kept (places and labels keep their spelling)."""
-    t = " ".join(text.replace("’", "'").replace("‘", "'").split()).strip(" ?!.,")
+    t = re.sub(r"(?<!\d):|:(?!\d)", " ", text.replace("’", "'").replace("‘", "'"))  # "timer: 5 minutes"; 7:30 stays
+    t = " ".join(t.split()).strip(" ?!.,")
     for _ in range(3):
         t = _TAIL.sub("", _LEAD.sub("", t)).strip(" ?!.,")
     return t

@@ -34,7 +34,7 @@ _TIME = [
     ),
     _rx(rf"what time (?:do they have|have they got|is it showing|is it over there) {_IN} {_PLACE}{_NOW}"),
     _rx(rf"(?:(?:what's|what is|whats) )?(?:the )?(?:current |local )?(?:time|clock) (?:in|at) {_PLACE} (?:right )?now"),
-    _rx(rf"(?:give me|check|get|say|read)(?: me)? (?:the )?(?:current |local )?time(?: {_IN} {_PLACE})?{_NOW}"),
+    _rx(rf"(?:give me|check|get|say|read|let me know|show me|tell us)(?: me)? (?:the )?(?:current |local )?time(?: {_IN} {_PLACE})?{_NOW}"),
     _rx(r"(?:do you have|have you got|got|you got) (?:the )?time"),
     _rx(r"time check|check the time|clock check"),
     _rx(rf"how late is it(?: {_IN} {_PLACE})?{_NOW}"),

@@ -49,6 +49,8 @@ _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied 
     (_rx(r"\bdivide (\d+(?:\.\d+)?) (?:by|into) (\d+(?:\.\d+)?)"), r"\1 / \2"),
     (_rx(r"\b(\d+(?:\.\d+)?) (?:divided into|split (?:into|between|among|by)|shared (?:between|among|by)) (\d+(?:\.\d+)?)"), r"\1 / \2"),
     (_rx(r"\b(\d+) factorial\b"), r"factorial(\1)"),
+    (_rx(r"\bsqrt of\b"), "sqrt"),
+    (_rx(r"\bnegative (?=\d)"), "-"),
     (_rx(r"\b(\d+)/(\d+) of (\d+(?:\.\d+)?)"), r"(\1 / \2) * \3"),
     (_rx(r"\$ ?(?=\d)|(?<=\d) ?(?:dollars|euros|bucks|usd|eur|€|\$)\b"), ""),
     (_rx(r"\bthe square of (\d+(?:\.\d+)?)"), r"\1 ** 2"),
@@ -90,8 +92,9 @@ _WHAT = (
     r"(?:what(?:'s| is| are| would be| will be)|whats|how much (?:is|are|would be)|how many is|tell me|"
     r"how (?:heavy|long|far|big|hot|cold|tall|fast|much) (?:is|are))"
 )
+_VERB = r"(?:convert|change|turn|translate|switch|(?:what(?:'s| is) )?(?:the )?conversion (?:of|for))"
 _CONVERT = [
-    _rx(rf"(?:convert|change|turn|translate|switch)(?: me)? {_VALUE} ?(?P<from>{_UNIT}) {_AS} (?P<to>{_UNIT})"),
+    _rx(rf"{_VERB}(?: me)? {_VALUE} ?(?P<from>{_UNIT}) {_AS} (?P<to>{_UNIT})"),
     _rx(rf"(?:how many|how much) (?P<to>{_UNIT}) (?:are |is )?(?:there )?(?:in|to|per) {_VALUE} ?(?P<from>{_UNIT})"),
     _rx(
         rf"(?:how many|how much) (?P<to>{_UNIT}) (?:is|are|make|makes|make up|equals?|equal to|would be|will be|is that|do i get for|"

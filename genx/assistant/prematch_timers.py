@@ -34,12 +34,13 @@ def _is_when(text: str) -> bool:
 
 
 _SET = (
-    r"(?:(?:set|start|make|create|put on|put|run|begin|give me|get me|i need|i want|i'd like|add|program|set up|setup)"
+    r"(?:(?:set|start|make|create|put on|put|run|begin|give me|get me|i need|i want|i'd like|add|program|set up|setup|"
+    r"can i (?:get|have)|could i (?:get|have)|may i have)"
     r"(?: me| up| us)? )"
 )
 _ART = r"(?:a |an |the |my |new |one )?"
 _NAMED = r"(?:for|called|named|labelled|labeled|titled)"
-_QUANTITY = re.compile(r"\d|\b(?:an?|half|couple|quarter)\b|\b(?:sec|second|min|minute|hour|hr|h|m|s)s?\b", re.IGNORECASE)
+_UNREAD_SPAN = re.compile(r"[a-z0-9.]+ (?:sec|second|min|minute|hour|hr)s?", re.IGNORECASE)  # one word, then a unit
 _BAD_LABEL = re.compile(r"^(?:new|quick|another|second|the|a|an|my|kitchen timer|timer)$", re.IGNORECASE)
 
 
@@ -86,7 +87,7 @@ def match_timer(t: str) -> Intent | None:
         label = _label(m["label"] or "")
         if split is not None:
             return Intent("set_timer", _args("duration", split[0], label or split[1]))
-        if _QUANTITY.search(rest) and not re.search(rf" {_NAMED} ", rest):  # "banana minutes": the tool explains
+        if _UNREAD_SPAN.fullmatch(rest):  # "banana minutes": the tool explains
             return Intent("set_timer", _args("duration", rest, label))
     if m := _TIMER_BEFORE.fullmatch(n):
         words = m["before"].split()
@@ -107,7 +108,7 @@ _ALARM_AFTER = _rx(
 _ALARM_BEFORE = _rx(rf"(?:{_SET})?(?:an |a )?(?P<time>.+?) alarm(?: (?:{_NAMED}) (?P<label>.+))?")
 _WAKE = [
     _rx(r"(?:wake|get) me(?: up)?(?: at| by| for)? (?P<time>.+)"),
-    _rx(r"i (?:need|want|have|got) to (?:wake|get) up(?: at| by)? (?P<time>.+)"),
+    _rx(r"(?:i (?:need|want|have|got) to )?(?:wake|get) up (?:at|by) (?P<time>.+)"),
     _rx(r"(?:i need a |give me a )?wake ?up call (?:at |for )?(?P<time>.+)"),
 ]
 

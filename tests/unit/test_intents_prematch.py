@@ -20,6 +20,7 @@ from bench.tool_slots import slots_ok
 from genx.assistant import prematch
 
 TIME = [
+    ("let me know the time in Dubai", {"place": "Dubai"}),
     ("Time check", {}),
     ("What's the time in Delhi right now please", {"place": "Delhi"}),
     ("what day is it in Tokyo", {"place": "Tokyo"}),
@@ -91,6 +92,8 @@ DATES = [
     ("what day will it be in 30 days", {"date": "in 30 days"}),
 ]
 CALC = [
+    ("sqrt of 49", 7),
+    ("what's 7 minus negative 3", 10),
     ("what is 1/3 of 60", 20),
     ("What's 15 percent of 60 dollars", 9),
     ("what's one third of 90", 30),
@@ -133,6 +136,9 @@ CALC = [
     ("how much is nine times nine", 81),
 ]
 CONVERT = [
+    ("I need to convert 10 miles to km", (10, "mile", "km")),
+    ("what's 5 km in miles roughly", (5, "km", "mile")),
+    ("what's the conversion of 5 ounces to grams", (5, "ounce", "gram")),
     ("How heavy is 10 pounds in kilos?", (10, "pound", "kg")),
     ("convert 3 hours to minutes", (3, "hour", "minute")),
     ("how many teaspoons are in a tablespoon", (1, "tablespoon", "teaspoon")),
@@ -165,6 +171,8 @@ CONVERT = [
     ("how many grams are there in 2 pounds", (2, "pound", "gram")),
 ]
 TIMERS = [
+    ("can I get a timer for 5 minutes", {"duration": "5 minutes"}),
+    ("timer: 5 minutes", {"duration": "5 minutes"}),
     ("Set a 20-minute timer.", {"duration": "20 minutes"}),
     ("put a timer on for 12 minutes", {"duration": "12 minutes"}),
     ("set a timer for five", {"duration": "5 minutes"}),
