@@ -40,7 +40,7 @@ _SET = (
 )
 _ART = r"(?:a |an |the |my |new |one )?"
 _NAMED = r"(?:for|called|named|labelled|labeled|titled)"
-_UNREAD_SPAN = re.compile(r"[a-z0-9.]+ (?:sec|second|min|minute|hour|hr)s?", re.IGNORECASE)  # one word, then a unit
+_QUANTITY = re.compile(r"\d|\b(?:an?|half|couple|quarter)\b|\b(?:sec|second|min|minute|hour|hr|h|m|s)s?\b", re.IGNORECASE)
 _BAD_LABEL = re.compile(r"^(?:new|quick|another|second|the|a|an|my|kitchen timer|timer)$", re.IGNORECASE)
 
 
@@ -87,7 +87,7 @@ def match_timer(t: str) -> Intent | None:
         label = _label(m["label"] or "")
         if split is not None:
             return Intent("set_timer", _args("duration", split[0], label or split[1]))
-        if _UNREAD_SPAN.fullmatch(rest):  # "banana minutes": the tool explains
+        if _QUANTITY.search(rest) and "," not in rest and not re.search(rf" {_NAMED} ", rest):  # "banana minutes": the tool explains
             return Intent("set_timer", _args("duration", rest, label))
     if m := _TIMER_BEFORE.fullmatch(n):
         words = m["before"].split()
