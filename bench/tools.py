@@ -1,16 +1,20 @@
 """Bench of the offline intent router: pre-match alone, the grammar-constrained model alone, and both.
 
-    python -m bench.tools [--set heldout|tuning] [--modes prematch,model,both] [--ask N] [--json]
+    python -m bench.tools [--set heldout,heldout2,tuning] [--modes prematch,model,both] [--ask N] [--json]
 
-For each mode, over the chosen data set (``bench/data/tools_heldout.jsonl`` by
-default: written separately from ``tools_tuning.jsonl``, which the patterns and
+For each mode, over the chosen data sets, side by side (by default the two
+held-out sets, ``bench/data/tools_heldout.jsonl`` and ``tools_heldout2.jsonl``,
+each written before the round of tuning it measures, separately from
+``tools_tuning.jsonl`` and the unit tests' utterances, which the patterns and
 the router examples were tuned on): intent accuracy (the right tool, or
 ``none``), slot accuracy (share of tool utterances with the right tool *and*
 every slot right, compared by meaning: :mod:`bench.tool_slots`), router latency
 p50/p95 (ms). ``--ask N`` also times ``parley ask`` end to end (a fresh process
 each: model load included) on N utterances. Prints a table; with ``--json`` the
-last line is one JSON object (the ``both`` mode's numbers at the top level,
-every mode under ``modes``). Run it on an idle machine: 2 cores, other load
+last line is one JSON object (the first set's ``both`` numbers at the top level,
+its every mode under ``modes``, every set's under ``sets``). The ``both`` mode
+is the assistant's own path: the pre-match, then the guarded model fallback
+(:func:`genx.assistant.fallback.model_fallback`). Run it on an idle machine: 2 cores, other load
 skews the latencies.
 """
 
@@ -32,8 +36,9 @@ if __package__ in (None, ""):  # run as a script (./dev bench tools): the repo r
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.tool_slots import Case, load, slots_ok
+from genx.assistant.fallback import model_fallback
 from genx.assistant.intents import Intent
-from genx.assistant.prematch import prematch
+from genx.assistant.prematch import prematch, warm_prematch
 from genx.assistant.router import ModelRouter, router_generator
 from genx.generators.llamacpp import LlamaCppGenerator
 from genx.toolbox import Reminders, offline_tools
@@ -55,9 +60,12 @@ async def run_mode(mode: str, cases: list[Case], router: ModelRouter | None, *, 
     for c in cases:
         t0 = time.perf_counter()
         intent: Intent | None = prematch(c.text) if mode in ("prematch", "both") else None
-        if intent is None and mode in ("model", "both"):
+        if intent is None and mode == "model":
             assert router is not None
             intent = (await router.route(c.text)).intent
+        elif intent is None and mode == "both":  # the assistant's own fallback: gated, values checked
+            assert router is not None
+            intent = (await model_fallback(router, c.text)).intent
         ms.append((time.perf_counter() - t0) * 1000)
         got = intent.tool if intent is not None else "none"
         ok = got == c.intent
@@ -97,34 +105,60 @@ def time_ask(texts: list[str]) -> list[float]:
     return out
 
 
+SETS = ("heldout", "heldout2", "tuning")
+
+
+def _table(results: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
+    """One row per mode, the sets side by side (intent, slots, p50, p95 for each)."""
+    names = list(results)
+    head = f"{'mode':10}" + "".join(f" | {n + ' intent':>16} {'slots':>7} {'p50 ms':>8} {'p95 ms':>8}" for n in names)
+    rows = [head]
+    for m in results[names[0]]:
+        row = f"{m:10}"
+        for n in names:
+            r = results[n][m]
+            row += f" | {r['intent_accuracy']:16.1%} {r['slot_accuracy']:7.1%} {r['router_ms_p50']:8.1f} {r['router_ms_p95']:8.1f}"
+        rows.append(row)
+    return rows
+
+
 async def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="bench.tools", description=__doc__.split("\n\n")[0])
-    p.add_argument("--set", default="heldout", choices=["heldout", "tuning"])
+    p.add_argument("--set", default="heldout,heldout2", help=f"comma-separated, of {', '.join(SETS)}; shown side by side")
     p.add_argument("--modes", default="prematch,model,both")
     p.add_argument("--ask", type=int, default=0, metavar="N", help="time `parley ask` on N utterances")
     p.add_argument("--verbose", action="store_true", help="list the misses on stderr")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
-    cases = load(f"tools_{args.set}.jsonl")
+    sets = [n.strip() for n in args.set.split(",") if n.strip()]
+    if not sets or any(n not in SETS for n in sets):
+        p.error(f"--set takes names among {', '.join(SETS)}")
+    cases = {n: load(f"tools_{n}.jsonl") for n in sets}
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    warm_prematch()  # pint and the place table load once, as the assistant's warm-up does
     router = None
     if any(m in ("model", "both") for m in modes):
         with tempfile.TemporaryDirectory() as d:
             router = ModelRouter(router_generator(LlamaCppGenerator()), offline_tools(Reminders(d)))
         await router.warm()
-    results = {m: await run_mode(m, cases, router, verbose=args.verbose) for m in modes}
-    print(f"router bench on {args.set} ({len(cases)} utterances, {os.cpu_count()} cores)")
-    print(f"{'mode':10} {'intent':>8} {'slots':>8} {'p50 ms':>8} {'p95 ms':>8}")
-    for m, r in results.items():
-        print(f"{m:10} {r['intent_accuracy']:8.1%} {r['slot_accuracy']:8.1%} {r['router_ms_p50']:8.1f} {r['router_ms_p95']:8.1f}")
-    summary: dict[str, Any] = dict(results.get("both") or next(iter(results.values())))
+    results: dict[str, dict[str, dict[str, Any]]] = {n: {} for n in sets}
+    for n in sets:
+        for m in modes:
+            r = results[n][m] = await run_mode(m, cases[n], router, verbose=args.verbose)
+            print(f"  {n}/{m}: {r['intent_accuracy']:.1%} intent, {r['slot_accuracy']:.1%} slots", file=sys.stderr, flush=True)
+    sizes = ", ".join(f"{n} {len(c)}" for n, c in cases.items())
+    print(f"router bench ({sizes} utterances, {os.cpu_count()} cores)")
+    print(*_table(results), sep="\n")
+    first = results[sets[0]]
+    summary: dict[str, Any] = dict(first.get("both") or next(iter(first.values())))
     if args.ask:
-        texts = [c.text for c in cases if c.intent != "none"][: args.ask]
+        texts = [c.text for c in cases[sets[0]] if c.intent != "none"][: args.ask]
         ask_ms = time_ask(texts)
         summary["ask_ms_p50"] = statistics.median(ask_ms) if ask_ms else 0.0
         print(f"parley ask end to end (process start, model load, answer): p50 {summary['ask_ms_p50']:.0f} ms over {len(ask_ms)}")
-    summary["modes"] = results
-    summary["set"] = args.set
+    summary["modes"] = first
+    summary["set"] = sets[0]
+    summary["sets"] = results
     if args.json:
         print(json.dumps(summary))
     return 0

@@ -3,9 +3,12 @@
 Owns: :class:`AssistantGenerator` (:mod:`.generator`: pre-match, then the
 offline intent router for the in-process model or native tool calls for the
 others, every path through :class:`~genx.toolrounds.ToolRounds`), the
-deterministic pre-match (:mod:`.prematch`), intents and the router rules built
-from the tool schemas (:mod:`.intents`), the grammar-constrained model router
-(:mod:`.router`), a routed call as a two-turn generator (:mod:`.direct`), the
+deterministic pre-match (:mod:`.prematch`, its phrasings per tool in
+:mod:`.prematch_clock`, :mod:`.prematch_numbers`, :mod:`.prematch_timers`),
+whether a slot value reads with its tool's parser (:mod:`.slot_reads`), intents
+and the router rules built from the tool schemas (:mod:`.intents`), the
+grammar-constrained model router (:mod:`.router`) and the guards that make it
+a fallback only (:mod:`.fallback`), a routed call as a two-turn generator (:mod:`.direct`), the
 answer stream with spoken fillers (:mod:`.stream`, :mod:`.fillers`).
 
 Does not own: the tools (:mod:`genx.toolbox`), the rounds (:mod:`genx.toolrounds`),

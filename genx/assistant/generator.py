@@ -8,8 +8,10 @@ from the last user message:
    an obvious phrasing runs its tool directly, whatever the generator;
 2. the requested generator is the in-process llama.cpp model: the offline
    intent router (:class:`~genx.assistant.router.ModelRouter`, grammar
-   constrained, temperature 0) picks a tool or ``none``; a tool runs directly,
-   ``none`` gets a normal answer from the model without tools;
+   constrained, temperature 0) picks a tool or ``none``, only as the fallback
+   :mod:`.fallback` guards (asked only for messages with a tool's words, its
+   intent trusted only when its values read); a tool runs directly, ``none``
+   gets a normal answer from the model without tools;
 3. any other generator (cloud, Ollama, an OpenAI-compatible server):
    :class:`~genx.toolrounds.ToolRounds` with the tools, which the model calls
    natively.
@@ -34,17 +36,19 @@ Pass-throughs for the voice loop: ``resolve`` (generator switching),
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from genx.assistant.context_policy import FULL_CONTEXT, apply_policy, policy_for
 from genx.assistant.direct import DirectTurns, Saying, WithoutTools
+from genx.assistant.fallback import model_fallback
 from genx.assistant.fillers import Fillers
 from genx.assistant.guard import GuardedGenerator
 from genx.assistant.honesty import OFFER, cannot_know, covered_by, unknowable
 from genx.assistant.intents import Intent, intent_call
-from genx.assistant.prematch import prematch
+from genx.assistant.prematch import prematch, warm_prematch
 from genx.assistant.router import ModelRouter, router_generator
 from genx.assistant.stream import AssistantStream, Decision, start
 from genx.chunk import FuncCall, Role
@@ -169,7 +173,7 @@ class AssistantGenerator:
                 return Decision("offline", said=cannot_know(u))
             if not self.use_router or not text:
                 return Decision("model")
-            route = await self.router(target).route(text)
+            route = await model_fallback(self.router(target), text)
             return Decision("router" if route.intent else "model", route.intent, route.line, route.ms)
         return Decision("cloud")
 
@@ -191,6 +195,8 @@ class AssistantGenerator:
     async def warm(self, pattern: str) -> None:
         """Load the model behind ``pattern`` and, for the in-process model, the router (its prompt evaluated once)."""
         target = self.resolve(pattern)
+        if self.use_prematch:
+            await asyncio.to_thread(warm_prematch)  # the unit registry and the place table, off the event loop
         warm = getattr(target, "warm", None)
         if warm is not None:
             await warm()

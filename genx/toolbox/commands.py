@@ -40,7 +40,8 @@ PHRASES: dict[AppCommand, tuple[str, ...]] = {
     AppCommand.STOP: (
         r"(?:ok |okay )?stop(?: it| that| now| talking| speaking| there| please)?",
         r"(?:be )?quiet", r"(?:shut up|hush|shush|silence|enough|thats enough|that will do|cancel|never ?mind|forget it)",
-        r"(?:stop|quit) (?:the )?(?:answer|reading|speech)", r"please stop",
+        r"(?:stop|quit) (?:the )?(?:answer|reading|speech)", r"please stop", r"sh+|s+h+", r"be silent", r"that is enough",
+        r"(?:ok |okay )?(?:stop|hold it) right there",
     ),
     AppCommand.MUTE: (
         rf"mute(?: {_MIC})?", rf"(?:turn|switch) off {_MIC}", rf"(?:turn|switch) {_MIC} off", r"(?:mic|microphone) off",
@@ -54,7 +55,7 @@ PHRASES: dict[AppCommand, tuple[str, ...]] = {
         rf"(?:start |begin |open )?(?:a )?(?:new|fresh|another) {_CONVO}", rf"start (?:over|again|afresh)(?: with a new {_CONVO})?",
         rf"(?:clear|reset|wipe) (?:the |this |our )?{_CONVO}(?: history)?",
         r"(?:clear|reset|wipe) (?:the |your )?(?:history|memory|context)",
-        rf"forget (?:this|our|the) {_CONVO}", r"lets start over", r"new topic",
+        rf"forget (?:this|our|the) {_CONVO}", r"lets start over", r"new topic", r"(?:lets )?start fresh",
     ),
     AppCommand.SPEAK_SLOWER: (
         rf"{_SPEAK} {_BIT}(?:slower|more slowly|slowly)", rf"slow (?:down|it down)(?: {_BIT}|a little| please)?",

@@ -5,7 +5,8 @@ day-first numeric (25/12/2026; a first number above 12 is the only way to get
 month-first), "25th of December 2026", "December 25, 2026", "Dec 25" (without a
 year: the next one on or after today), weekdays ("Friday" = the next one on or
 after today, "next Friday" strictly after, "last Friday" before), "today",
-"tomorrow", "the day after tomorrow", "next week/month/year", holidays (New
+"tomorrow", "the day after tomorrow", "next week/month/year", "the weekend"
+(its Saturday), "the end of the month/year", "<date> next year", holidays (New
 Year, New Year's Eve, Christmas, Christmas Eve, Boxing Day, Valentine's Day,
 Halloween, Easter) and a length of time from today ("in 3 weeks", "3 days ago").
 An unreadable date raises :class:`~genx.errors.ToolFailure` quoting it.
@@ -107,6 +108,14 @@ def parse_date(text: str, today: date) -> date:
     simple = {"tomorrow": 1, "yesterday": -1, "day after tomorrow": 2, "day before yesterday": -2}
     if t in simple:
         return today + timedelta(days=simple[t])
+    if t in ("end of year", "end of the year", "end of this year", "year end"):
+        return date(today.year, 12, 31)
+    if t in ("end of month", "end of the month", "end of this month", "month end"):
+        return Span(months=1).add_to(today.replace(day=1)) - timedelta(days=1)
+    if (m := re.fullmatch(r"(.+?) (next|this) year", t)) and not re.search(r"\b(?:week|month|weekend)\b", m[1]):
+        return parse_date(m[1], date(today.year + (m[2] == "next"), 1, 1))  # "the first of january next year"
+    if t in ("weekend", "this weekend", "the weekend", "next weekend"):  # its Saturday ("next": the one after this)
+        return _weekday(today, 5, "") + timedelta(days=7 if t == "next weekend" else 0)
     if t in ("next week", "next month", "next year", "last week", "last month", "last year"):
         word, unit = t.split()
         return parse_span(f"{'-' if word == 'last' else ''}1 {unit}").add_to(today)

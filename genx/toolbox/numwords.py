@@ -126,7 +126,7 @@ def words_to_numbers(text: str) -> str:
             pending.clear()
             num = _Number()
             num.current, num.last = 1, "unit"
-        elif re.fullmatch(r"\d+(?:\.\d+)?", tok) and num is None and nxt in SCALES:
+        elif re.fullmatch(r"\d+(?:\.\d+)?", tok) and num is None and (nxt in SCALES or (nxt == "hundred" and "." not in tok)):
             out.extend(pending)
             pending.clear()
             num = _Number()

@@ -87,6 +87,7 @@ def parse_span(text: str, *, what: str = "a length of time") -> Span:
     if re.search(r"\bago\b|\bbefore\b|\bearlier\b", t) or t.strip().startswith("-"):
         negative = True
         t = re.sub(r"\bago\b|\bbefore\b|\bearlier\b", " ", t).replace(" - ", " ", 1)
+    t = re.sub(r"\b(?:a )?couple (?:of )?", "2 ", t)
     t = re.sub(r"\bhalf an? (hour|minute|day|week|month|year)\b", r"0.5 \1", t)
     t = re.sub(r"\b(?:a )?quarter (?:of )?an? hour\b|\bquarter hour\b", "15 minutes", t)
     t = re.sub(r"\b(?:an?|one)\s+(\w+)\s+and a half\b", r"1.5 \1", t)

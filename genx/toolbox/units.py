@@ -50,7 +50,10 @@ _ALIASES = {
     "kcal": "kilocalorie", "calories": "kilocalorie", "cal": "calorie", "kwh": "kilowatt_hour", "hp": "horsepower",
     "psi": "psi", "atm": "atmosphere", "mbar": "millibar", "hpa": "hectopascal",
     "acres": "acre", "hectares": "hectare", "ha": "hectare",
+    "kilo": "kilogram", "kilos": "kilogram", "kgs": "kilogram", "kms": "kilometer", "cms": "centimeter", "mms": "millimeter",
+    "grams": "gram", "gs": "gram", "degrees centigrade": "degC",
 }  # fmt: skip
+_RATE = re.compile(r"^(.+?)\s+an?\s+(hour|minute|second|day)$")  # "kilometers an hour" = kilometers per hour
 _PREFIX = re.compile(r"^(square|sq|cubic|cu)\s+(.+)$")
 _SUFFIX = re.compile(r"^(.+?)\s+(squared|cubed)$")
 _INFO = ("bit", "byte")
@@ -73,6 +76,8 @@ def unit_name(text: str) -> str:
         return _ALIASES[t]
     if text.strip() in ("MB", "GB", "TB", "kB", "KB", "PB"):
         return _ALIASES[text.strip().lower()]
+    if m := _RATE.match(t):
+        t = f"{m[1]} per {m[2]}"
     if " per " in t:
         num, den = t.split(" per ", 1)
         return f"({unit_name(num)})/({unit_name(den)})"

@@ -49,3 +49,18 @@ def test_paraphrases_of_a_command_match_it(text: str, command: AppCommand) -> No
 )
 def test_questions_and_requests_that_mention_a_command_word_are_not_commands(text: str) -> None:
     assert match_command(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "command"),
+    [
+        ("shh", AppCommand.STOP),
+        ("Shhh!", AppCommand.STOP),
+        ("be silent", AppCommand.STOP),
+        ("that is enough", AppCommand.STOP),
+        ("okay stop right there", AppCommand.STOP),
+        ("let's start fresh", AppCommand.NEW_CONVERSATION),
+    ],
+)
+def test_more_everyday_ways_to_say_a_command_are_recognised(text: str, command: AppCommand) -> None:
+    assert match_command(text) == command

@@ -43,6 +43,9 @@ def parse_when(text: str, now: datetime) -> Moment:
     """``text`` as a moment after ``now`` (an aware datetime in the user's zone)."""
     src = text.strip()
     t = words_to_numbers(src.lower()).replace("a.m.", "am").replace("p.m.", "pm").strip(" .?!")
+    t = re.sub(r"\bo['’ ]?clock\b", "oclock", t)
+    t = re.sub(r"\b([ap])\.m\b\.?", r"\1m", t)
+    t = re.sub(r"\bhalf (\d{1,2})\b(?! (?:minutes?|hours?|past|to|after))", r"\1:30", t)  # "half six" (British) = 6:30
     t = re.sub(r"\b(?:from now|later)\b", "", t).strip()
     if not t:
         raise ToolFailure("When? Say a time like '7:30 am', 'tomorrow morning' or 'in 20 minutes'.")

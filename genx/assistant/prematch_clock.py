@@ -1,0 +1,160 @@
+"""Pre-match phrasings for the clock and the calendar: ``current_time`` and ``date_info``.
+
+Each matcher takes the cleaned utterance (:func:`genx.assistant.prematch.clean_utterance`)
+and returns an :class:`~genx.assistant.intents.Intent` when the *whole* text is
+one of its phrasings. Phrasings that are loose ("when is X", "what's the date
+X") claim the message only when X reads as a date (:func:`~genx.toolbox.dates.parse_date`),
+so "when is my dentist appointment" stays with the model.
+"""
+
+from __future__ import annotations
+
+import re
+
+from genx.assistant.intents import Intent
+from genx.assistant.slot_reads import reads
+
+__all__ = ["match_date", "match_time"]
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+_NOW = r"(?:(?: right)? now| currently| at the moment| at present| today| just now| there| here| over here)?"
+_IN = r"(?:in|at|for|over in|over there in|down in|out in|up in|there in|back in|back home in|right now in|now in)"
+_PLACE = r"(?P<place>[^?]+?)"
+_TIME = [
+    _rx(
+        r"(?:what(?:'s| is)? |whats )?(?:the )?(?:current |local |exact |present )?(?:time|hour)"
+        r"(?: is it| it is| is it now| now| is it there| there| like| do they have| have they got)?"
+        + _NOW
+        + rf"(?: {_IN} {_PLACE})?"
+        + _NOW
+    ),
+    _rx(rf"what time (?:do they have|have they got|is it showing|is it over there) {_IN} {_PLACE}{_NOW}"),
+    _rx(rf"(?:(?:what's|what is|whats) )?(?:the )?(?:current |local )?(?:time|clock) (?:in|at) {_PLACE} (?:right )?now"),
+    _rx(rf"(?:give me|check|get|say|read|let me know|show me|tell us)(?: me)? (?:the )?(?:current |local )?time(?: {_IN} {_PLACE})?{_NOW}"),
+    _rx(r"(?:do you have|have you got|got|you got) (?:the )?time"),
+    _rx(r"time check|check the time|clock check"),
+    _rx(rf"how late is it(?: {_IN} {_PLACE})?{_NOW}"),
+    _rx(r"what o'?clock is it"),
+    _rx(rf"(?:in {_PLACE}[, ]+)what time is it{_NOW}"),
+    _rx(rf"{_PLACE} (?:local )?time{_NOW}"),
+]
+_HERE = re.compile(
+    r"(?:here|home|my (?:place|city|time ?zone|location|area)|the morning|the evening|this place|you|the moment|present)",
+    re.IGNORECASE,
+)
+
+
+_COMMON = frozenset(
+    "me my your our the a an what which that this next last first every any some one free screen play half prime long good "
+    "tea story nap bed dinner lunch breakfast quality closing opening party game show meeting bath lights summer winter "
+    "spring fall daylight standard local real run down up over part full".split()
+)
+
+
+def _is_place(text: str) -> bool:
+    words = text.lower().split()
+    if not words or len(text) < 3 or any(w in _COMMON for w in words):
+        return False
+    return reads("place", text)
+
+
+def match_time(t: str) -> Intent | None:
+    for i, rx in enumerate(_TIME):
+        m = rx.fullmatch(t)
+        if not m:
+            continue
+        place = (m.groupdict().get("place") or "").strip(" ,")
+        if i == len(_TIME) - 1 and (len(place.split()) > 4 or not _is_place(place)):
+            continue  # "<place> time" only for a place we know ("Tokyo time"; "dinner time" is not one)
+        if _HERE.fullmatch(place):
+            place = ""
+        return Intent("current_time", {"place": place} if place else {})
+    return None
+
+
+_DAY_WORDS = r"(?:day|date|day of the week|weekday|day of week|day of the month)"
+_DATE_EXPR = r"(?P<date>in .+|.+ from (?:now|today)|.+ ago|tomorrow|yesterday|the day after tomorrow|the day before yesterday)"
+_DATE: list[tuple[re.Pattern[str], bool, bool]] = [  # (pattern, has a date group, the date must parse)
+    (
+        _rx(
+            rf"(?:what(?:'s| is)? |whats |which )?(?:the |today's |todays )?{_DAY_WORDS}"
+            rf"(?: is it| it is| is today| today is| is this)?{_NOW}"
+        ),
+        False,
+        False,
+    ),
+    (_rx(r"what(?:'s| is) (?:the date )?today(?:'s| s)?(?: date)?"), False, False),
+    (_rx(r"(?:what|which) (?:year|month) (?:is it|is this|are we in)(?: now| today)?"), False, False),
+    (_rx(r"(?:tell me |give me )?(?:the |today's |todays )?date(?: please)?"), False, False),
+    (_rx(rf"(?:what|which) {_DAY_WORDS} (?:is it|will it be|would it be|was it|is|was) {_DATE_EXPR}"), True, False),
+    (_rx(rf"what(?:'s| is| was| will be)? the {_DAY_WORDS} (?:be |going to be )?{_DATE_EXPR}"), True, False),
+    (_rx(rf"what will the {_DAY_WORDS} be {_DATE_EXPR}"), True, False),
+    (_rx(rf"(?:what|which) {_DAY_WORDS} (?:will it be|is it) (?P<date>.+)"), True, True),
+    (_rx(rf"what(?:'s| is| was| will be) the {_DAY_WORDS} (?:on |of |for )?(?P<date>.+)"), True, True),
+    (
+        _rx(
+            rf"(?:what|which) {_DAY_WORDS} (?:is|was|will be|falls on|does|did|will|is it on|was it on) (?P<date>.+?)"
+            r"(?: fall on| fall| be on| be| land on| land| on| going to be| gonna be)?(?: this year)?"
+        ),
+        True,
+        True,
+    ),
+    (_rx(rf"(?:on )?(?:what|which) {_DAY_WORDS} (?:does|did|will) (?P<date>.+?) (?:fall|land|be)(?: on)?(?: this year)?"), True, False),
+    (_rx(rf"(?P<date>.+?) (?:is|was|will be|falls on) (?:on )?(?:what|which) {_DAY_WORDS}(?: this year)?"), True, True),
+    (
+        _rx(
+            r"how many (?:more )?(?:days|weeks|months|sleeps)"
+            r"(?: are there| is it| are left| left| remain| remaining| to go| do we have| do i have)?"
+            r" (?:until|till|til|to|before|'til|till it's|until it's|until it is) (?P<date>.+?)(?: left| to go| from (?:now|today))?"
+        ),
+        True,
+        False,
+    ),
+    (_rx(r"(?:days|weeks|sleeps) (?:left )?(?:until|till|til|to) (?P<date>.+?)"), True, False),
+    (
+        _rx(
+            r"how (?:long|much longer|much time) (?:is it |is left |left |is there |do we have |do i have )?"
+            r"(?:until|till|til|before) (?P<date>.+?)"
+        ),
+        True,
+        True,
+    ),
+    (
+        _rx(r"how (?:long|many days) (?:ago was|since|has it been since|have passed since|is it since|was it since) (?P<date>.+?)"),
+        True,
+        False,
+    ),
+    (_rx(r"how many days ago was (?P<date>.+?)"), True, False),
+    (_rx(r"how many (?:days|weeks) (?:are )?(?:left|remaining) in (?:the |this )(?P<date>month|year)"), True, False),
+    (_rx(r"how many (?:days|weeks) (?:are there |are left |is it )?between (?:now|today) and (?P<date>.+?)"), True, False),
+    (_rx(r"when(?:'s| is| was| will be) (?P<date>.+?)(?: this year| next year)?"), True, True),
+    (_rx(r"(?:what(?:'s| is) )?the date (?P<date>.+)"), True, True),
+]
+
+
+def _is_date(text: str) -> bool:
+    return reads("date", text)
+
+
+def match_date(t: str) -> Intent | None:
+    for rx, has_date, must_parse in _DATE:
+        m = rx.fullmatch(t)
+        if not m:
+            continue
+        when = m.group("date").strip(" ,") if has_date else ""
+        if when.lower() in ("month", "year"):
+            when = f"the end of the {when.lower()}"
+        if when.lower().startswith("in ") and not _is_date(when):
+            if _is_place(when[3:]):  # "what day is it in Tokyo": the clock there says
+                return Intent("current_time", {"place": when[3:].strip()})
+            continue
+        if when and must_parse and not _is_date(when):
+            continue
+        if when.lower() in ("it", "today", "this", "today's date", "now"):
+            when = ""
+        return Intent("date_info", {"date": when} if when else {})
+    return None

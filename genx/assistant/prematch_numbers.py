@@ -1,0 +1,137 @@
+"""Pre-match phrasings for numbers: ``calculate`` and ``convert_units``.
+
+Both are checked by the tool's own parser before a message is claimed:
+arithmetic must evaluate with the calculator's parser and contain an operator
+("what is 1990" is not a sum; "who won the world cup in 2018" has no
+operator), and a conversion's two units must be known to pint and convertible
+("how many calories in 2 eggs", "how many kilometers is a marathon" are not
+conversions). Spoken numbers are read first ("seventeen times twenty three").
+"""
+
+from __future__ import annotations
+
+import re
+
+from genx.assistant.intents import Intent
+from genx.errors import ToolFailure
+from genx.toolbox.calc import evaluate, normalise_expression
+from genx.toolbox.numwords import parse_number, words_to_numbers
+from genx.toolbox.units import convert
+
+__all__ = ["match_calc", "match_convert"]
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+# Words around arithmetic that are not part of it: "what do you get if you multiply …", "… equal?".
+_CALC_LEAD = _rx(
+    r"^(?:(?:what|how much) (?:do you get|do i get|does it make|would it be|would be|will it be|is it) (?:if|when) (?:you |i |we )?|"
+    r"what(?:'s| is| does| do) (?:the )?(?:answer|result|total|value) (?:to|of|for) |"
+    r"(?:what(?:'s| is| does| do)|whats|how much (?:is|does|do|are)|how much's|calculate|compute|work out|figure out|solve|"
+    r"evaluate|do the math(?: on| for)?|quick math[,:]?|math[,:]?|can you (?:calculate|compute|work out|do)) )+"
+)
+_CALC_TAIL = _rx(
+    r"(?: (?:equal|equals|make|makes|come to|comes to|give|give you|give me|add up to|is|are|be|exactly|in total|total|what|"
+    r"what is that|is what))+$"
+)
+_SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied to numberised lower-case text
+    (_rx(r"\bhalf of (\d+(?:\.\d+)?)"), r"\1 / 2"),
+    (_rx(r"\b(?:a|1) (?:third|3rd) of (\d+(?:\.\d+)?)"), r"\1 / 3"),
+    (_rx(r"\b(?:a|1) (?:quarter|4th|fourth) of (\d+(?:\.\d+)?)"), r"\1 / 4"),
+    (_rx(r"\b(?:double|twice) (\d+(?:\.\d+)?)"), r"2 * \1"),
+    (_rx(r"\btriple (\d+(?:\.\d+)?)"), r"3 * \1"),
+    (_rx(r"\b(\d+(?:\.\d+)?) (?:multiplied|times) by (\d+(?:\.\d+)?)"), r"\1 * \2"),
+    (_rx(r"\b(?:take|subtract) (\d+(?:\.\d+)?) (?:away )?from (\d+(?:\.\d+)?)"), r"\2 - \1"),
+    (_rx(r"\b(\d+(?:\.\d+)?) (?:take away|less) (\d+(?:\.\d+)?)"), r"\1 - \2"),
+    (_rx(r"\b(?:add|sum) (\d+(?:\.\d+)?) (?:and|plus|to|with) (\d+(?:\.\d+)?)"), r"\1 + \2"),
+    (_rx(r"\bdivide (\d+(?:\.\d+)?) (?:by|into) (\d+(?:\.\d+)?)"), r"\1 / \2"),
+    (_rx(r"\b(\d+(?:\.\d+)?) (?:divided into|split (?:into|between|among|by)|shared (?:between|among|by)) (\d+(?:\.\d+)?)"), r"\1 / \2"),
+    (_rx(r"\b(\d+) factorial\b"), r"factorial(\1)"),
+    (_rx(r"\bsqrt of\b"), "sqrt"),
+    (_rx(r"\bnegative (?=\d)"), "-"),
+    (_rx(r"\b(\d+)/(\d+) of (\d+(?:\.\d+)?)"), r"(\1 / \2) * \3"),
+    (_rx(r"\$ ?(?=\d)|(?<=\d) ?(?:dollars|euros|bucks|usd|eur|€|\$)\b"), ""),
+    (_rx(r"\bthe square of (\d+(?:\.\d+)?)"), r"\1 ** 2"),
+    (_rx(r"\b(\d+(?:\.\d+)?) to the (?:2nd|second)(?: power)?"), r"\1 ** 2"),
+    (_rx(r"\b(\d+(?:\.\d+)?) to the (?:3rd|third)(?: power)?"), r"\1 ** 3"),
+    (_rx(r"\b(\d+(?:\.\d+)?) to the (\d+)(?:st|nd|rd|th)(?: power)?"), r"\1 ** \2"),
+    (_rx(r"\b(\d+(?:\.\d+)?) ?(?:percent|per cent|%) (?:tip )?on (\d+(?:\.\d+)?)"), r"\1% of \2"),
+    (_rx(r"\b(\d+(?:\.\d+)?) ?(?:percent|per cent|%) (?:discount )?off (\d+(?:\.\d+)?)"), r"\2 - \1%"),
+]
+_OPERATOR = re.compile(r"[-+*/%]|\b(?:sqrt|cbrt|factorial|log|ln|sin|cos|tan)\b")
+
+
+def _arithmetic(t: str) -> str:
+    """The arithmetic part of ``t``, numberised, with our extra spoken forms rewritten ("double 21" → "2 * 21")."""
+    s = words_to_numbers(t.lower())
+    s = _CALC_TAIL.sub("", _CALC_LEAD.sub("", s)).strip(" ,?")
+    s = re.sub(r"^(?:is|the) ", "", s)
+    for rx, repl in _SPOKEN:
+        s = rx.sub(repl, s)
+    return s
+
+
+def match_calc(t: str) -> Intent | None:
+    expr = _arithmetic(t)
+    normal = normalise_expression(expr)
+    if not re.search(r"\d", normal) or not _OPERATOR.search(normal):
+        return None
+    try:
+        evaluate(normal)
+    except (ToolFailure, ArithmeticError, ValueError, TypeError):
+        return None
+    return Intent("calculate", {"expression": expr})
+
+
+_VALUE = r"(?P<value>-?\d+(?:[.,]\d+)?|an?|one|half an?|half a)"
+_UNIT = r"[a-z°µ][a-z°µ./²³' -]{0,30}?"
+_AS = r"(?:to|into|in|as|in terms of|converted to|converted into|expressed in)"
+_WHAT = (
+    r"(?:what(?:'s| is| are| would be| will be)|whats|how much (?:is|are|would be)|how many is|tell me|"
+    r"how (?:heavy|long|far|big|hot|cold|tall|fast|much) (?:is|are))"
+)
+_VERB = r"(?:convert|change|turn|translate|switch|(?:what(?:'s| is) )?(?:the )?conversion (?:of|for))"
+_CONVERT = [
+    _rx(rf"{_VERB}(?: me)? {_VALUE} ?(?P<from>{_UNIT}) {_AS} (?P<to>{_UNIT})"),
+    _rx(rf"(?:how many|how much) (?P<to>{_UNIT}) (?:are |is )?(?:there )?(?:in|to|per) {_VALUE} ?(?P<from>{_UNIT})"),
+    _rx(
+        rf"(?:how many|how much) (?P<to>{_UNIT}) (?:is|are|make|makes|make up|equals?|equal to|would be|will be|is that|do i get for|"
+        rf"are there in|fit in|go into|in|does it take to make|does it make|would it be|is it) {_VALUE} ?(?P<from>{_UNIT})"
+    ),
+    _rx(rf"(?:how many|how much) (?P<to>{_UNIT}) (?:are|is) {_VALUE} ?(?P<from>{_UNIT}) (?:equal to|worth|in total)"),
+    _rx(rf"(?:{_WHAT} )?{_VALUE} ?(?P<from>{_UNIT}) {_AS} (?P<to>{_UNIT})"),
+    _rx(rf"{_VALUE} ?(?P<from>{_UNIT}) (?:is|are|equals?|makes?|in) how many (?P<to>{_UNIT})"),
+    _rx(rf"(?:{_WHAT} )?{_VALUE} ?(?P<from>{_UNIT}) (?:in|to) (?P<to>{_UNIT})"),
+]
+
+
+def _value(raw: str) -> float | None:
+    raw = raw.strip().lower()
+    if raw in ("a", "an", "one"):
+        return 1.0
+    if raw.startswith("half"):
+        return 0.5
+    return parse_number(raw.replace(",", "."))
+
+
+def match_convert(t: str) -> Intent | None:
+    low = words_to_numbers(t.lower()).replace("°", " degrees ").replace("  ", " ")
+    low = re.sub(r"\b(\d+(?:\.\d+)?)-(?=[a-z])", r"\1 ", low)
+    low = re.sub(r"(?:^|(?<= ))(?:minus|negative) (?=\d)", "-", low)
+    for rx in _CONVERT:
+        m = rx.fullmatch(low.strip())
+        if not m:
+            continue
+        value = _value(m.group("value"))
+        src = re.sub(r"^(?:of |the )", "", m.group("from").strip())
+        dst = re.sub(r"^(?:the |of )", "", m.group("to").strip())
+        if value is None or not src or not dst:
+            continue
+        try:
+            convert(value, src, dst)
+        except (ToolFailure, ValueError, ArithmeticError, TypeError):
+            continue
+        return Intent("convert_units", {"value": value, "from_unit": src, "to_unit": dst})
+    return None

@@ -1,0 +1,239 @@
+"""Pre-match phrasings for timers, alarms and reminders: set, list, cancel.
+
+Durations and moments are found by the tools' own parsers
+(:func:`~genx.toolbox.spans.parse_span`, :func:`~genx.toolbox.reminders.when.parse_when`):
+where a phrasing leaves the split open ("remind me to buy milk at the shop at
+6", "set a 5 minute pasta timer"), the split whose value reads wins. A phrasing
+that names the tool outright ("set a timer for banana minutes") is claimed
+even when the value does not read, so the tool's own answer explains it.
+Spoken numbers become digits first ("five minute timer" → duration "5 minute").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from genx.assistant.intents import Intent
+from genx.assistant.slot_reads import reads
+from genx.toolbox.numwords import words_to_numbers
+
+__all__ = ["match_alarm", "match_cancel", "match_list", "match_reminder", "match_timer"]
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+def _is_span(text: str) -> bool:
+    return reads("duration", text)
+
+
+def _is_when(text: str) -> bool:
+    return reads("when", text)
+
+
+_SET = (
+    r"(?:(?:set|start|make|create|put on|put|run|begin|give me|get me|i need|i want|i'd like|add|program|set up|setup|"
+    r"can i (?:get|have)|could i (?:get|have)|may i have)"
+    r"(?: me| up| us)? )"
+)
+_ART = r"(?:a |an |the |my |new |one )?"
+_NAMED = r"(?:for|called|named|labelled|labeled|titled)"
+_QUANTITY = re.compile(r"\d|\b(?:an?|half|couple|quarter)\b|\b(?:sec|second|min|minute|hour|hr|h|m|s)s?\b", re.IGNORECASE)
+_BAD_LABEL = re.compile(r"^(?:new|quick|another|second|the|a|an|my|kitchen timer|timer)$", re.IGNORECASE)
+
+
+def _label(text: str) -> str:
+    label = re.sub(r"^(?:the|my|a|an)\s+", "", text.strip(" ,"), flags=re.IGNORECASE)
+    return "" if _BAD_LABEL.match(label) else label
+
+
+def _split_named(rest: str, ok: Callable[[str], bool]) -> tuple[str, str] | None:
+    """``rest`` as (value, label): "8 minutes for the pasta", "called pasta for 8 minutes", or just the value."""
+    if ok(rest):
+        return rest, ""
+    for m in re.finditer(rf" {_NAMED} ", rest, re.IGNORECASE):
+        value, label = rest[: m.start()], rest[m.end() :]
+        if ok(value) and len(label.split()) <= 4:
+            return value, _label(label)
+    first = re.fullmatch(rf"{_NAMED} (?P<label>.+?) (?:for|at|of|to) (?P<value>.+)", rest, re.IGNORECASE)
+    if first and ok(first["value"]):
+        return first["value"], _label(first["label"])
+    return None
+
+
+def _args(key: str, value: str, label: str) -> dict[str, str]:
+    return {key: value.strip(" ,"), **({"label": label} if label else {})}
+
+
+_TIMER_AFTER = _rx(
+    rf"(?:{_SET})?{_ART}(?:(?P<label>[a-z]+) )?(?:timer|countdown|count down)"
+    r"(?: for| from| of| to| at| on for| going for| lasting| that lasts)? (?P<rest>.+)"
+)
+_TIMER_BEFORE = _rx(rf"(?:{_SET})?(?:a |an |one )?(?P<before>.+?) (?:timer|countdown)(?: (?:{_NAMED}) (?P<label>.+))?")
+_TIMER_OTHER = [
+    _rx(r"(?:time me|count ?down|count me down)(?: from| for)? (?P<duration>.+)"),
+    _rx(r"(?:tell me|let me know|alert me|ping me|buzz me|notify me|remind me|beep|call me|nudge me) (?:in|after) (?P<duration>.+?)"),
+    _rx(r"let me know when (?P<duration>.+?) (?:is|are|has|have) (?:up|passed|gone by|over)"),
+]
+
+
+def match_timer(t: str) -> Intent | None:
+    n = re.sub(r"(\d)-(?=[a-z])", r"\1 ", words_to_numbers(t))  # "a 20-minute timer"
+    if m := _TIMER_AFTER.fullmatch(n):
+        rest = re.sub(r"^(\d+(?:\.\d+)?)$", r"\1 minutes", m["rest"].strip())  # "a timer for 5": minutes
+        split = _split_named(rest, _is_span)
+        label = _label(m["label"] or "")
+        if split is not None:
+            return Intent("set_timer", _args("duration", split[0], label or split[1]))
+        if _QUANTITY.search(rest) and "," not in rest and not re.search(rf" {_NAMED} ", rest):  # "banana minutes": the tool explains
+            return Intent("set_timer", _args("duration", rest, label))
+    if m := _TIMER_BEFORE.fullmatch(n):
+        words = m["before"].split()
+        for cut in range(len(words), 0, -1):  # "5 minute pasta": the longest start that is a duration
+            duration, label = " ".join(words[:cut]), " ".join(words[cut:])
+            if _is_span(duration) and len(label.split()) <= 2:
+                return Intent("set_timer", _args("duration", duration, _label(m["label"] or label)))
+    for rx in _TIMER_OTHER:
+        if (m := rx.fullmatch(n)) and _is_span(m["duration"]):
+            return Intent("set_timer", {"duration": m["duration"].strip()})
+    return None
+
+
+_ALARM_AFTER = _rx(
+    rf"(?:{_SET})?{_ART}(?:(?P<label>[a-z]+) )?alarm(?: clock)?"
+    r"(?P<prep> for| at| to| on| to go off at| to ring at| set for| to wake me(?: up)? at)? (?P<rest>.+)"
+)
+_ALARM_BEFORE = _rx(rf"(?:{_SET})?(?:an |a )?(?P<time>.+?) alarm(?: (?:{_NAMED}) (?P<label>.+))?")
+_WAKE = [
+    _rx(r"(?:wake|get) me(?: up)?(?: at| by| for)? (?P<time>.+)"),
+    _rx(r"(?:i (?:need|want|have|got) to )?(?:wake|get) up (?:at|by) (?P<time>.+)"),
+    _rx(r"(?:i need a |give me a )?wake ?up call (?:at |for )?(?P<time>.+)"),
+]
+
+
+def _time(text: str) -> str:
+    return re.sub(r"^(?:at|for)\s+", "", text.strip(" ,"), flags=re.IGNORECASE)
+
+
+def match_alarm(t: str) -> Intent | None:
+    n = words_to_numbers(t)
+    if m := _ALARM_AFTER.fullmatch(n):
+        rest = m["rest"].strip()
+        split = _split_named(rest, _is_when)
+        label = _label(m["label"] or "")
+        if split is not None:
+            return Intent("set_alarm", _args("time", _time(split[0]), label or split[1]))
+        if (m["prep"] or rest[:1].isdigit()) and re.search(r"\d|noon|midnight", rest) and not re.search(rf" {_NAMED} ", rest):
+            return Intent("set_alarm", _args("time", _time(rest), label))
+    if (m := _ALARM_BEFORE.fullmatch(n)) and _is_when(m["time"]):
+        return Intent("set_alarm", _args("time", _time(m["time"]), _label(m["label"] or "")))
+    for rx in _WAKE:
+        if (m := rx.fullmatch(n)) and _is_when(m["time"]):
+            return Intent("set_alarm", {"time": _time(m["time"])})
+    return None
+
+
+_REMIND_LEAD = _rx(
+    r"(?:please )?(?:remind me|set (?:a |me a |up a )?reminder|create (?:a )?reminder|add (?:a )?reminder|make (?:a )?reminder|"
+    r"new reminder|reminder|don'?t let me forget|do not let me forget|make sure i (?:remember|don'?t forget)|"
+    r"help me remember|i need (?:to be reminded|a reminder)|can i get a reminder|give me a reminder)(?: for me)?(?P<body> .+)"
+)
+_WHEN_START = re.compile(
+    r"^(?:at|in|on|by|for|tomorrow|tonight|today|this|next|noon|midnight|after|before|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday|\d)\b",
+    re.IGNORECASE,
+)
+_LINK = r"(?:to|that|about|of|so i|so that i)"
+
+
+def _moment(text: str) -> str | None:
+    """``text`` as a reminder's moment ("by Friday" → "Friday", "for 3 pm" → "3 pm"), or ``None`` when it is not one."""
+    if not _WHEN_START.match(text):
+        return None
+    for candidate in (text, re.sub(r"^(?:by|for|at|on)\s+", "", text, flags=re.IGNORECASE)):
+        if _WHEN_START.match(candidate) and _is_when(candidate):
+            return candidate
+    return None
+
+
+def _reminder_text(text: str) -> str:
+    return re.sub(r"^(?:to|that|so i|so that i|for)\s+", "", text.strip(" ,"), flags=re.IGNORECASE)
+
+
+_WHEN_FIRST = _rx(r"(?P<when>.+?),? (?:please |can you |could you )?remind me (?P<body>(?:to|about|that) .+)")
+
+
+def match_reminder(t: str) -> Intent | None:
+    n = words_to_numbers(t)
+    if (first := _WHEN_FIRST.fullmatch(n)) and (when := _moment(first["when"])) is not None:  # "in 20 minutes remind me to …"
+        return Intent("set_reminder", {"text": _reminder_text(first["body"]), "when": when})
+    m = _REMIND_LEAD.fullmatch(n)
+    if m is None:
+        return None
+    body = m["body"].strip()
+    # "tomorrow at 9 to call the bank", "for 3 pm to call the plumber": the moment first
+    for link in re.finditer(rf" {_LINK} ", body, re.IGNORECASE):
+        when = _moment(re.sub(r"^for\s+", "", body[: link.start()], flags=re.IGNORECASE))
+        if when is not None:
+            return Intent("set_reminder", {"text": _reminder_text(body[link.start() + 1 :]), "when": when})
+    # "to buy milk at the shop at 6 pm": the earliest tail that reads as a moment
+    words = body.split(" ")
+    for i in range(1, len(words)):
+        when = _moment(" ".join(words[i:]))
+        text = " ".join(words[:i])
+        if when is not None and _reminder_text(text):
+            return Intent("set_reminder", {"text": _reminder_text(text), "when": when})
+    return None
+
+
+_KINDS = r"(?:timers?|alarms?|reminders?|countdowns?)"
+_MINE = (
+    r"(?:my |the |all |all my |all the |all of my |any |all of the )?(?:current |active |pending |running |upcoming |set |existing |open )?"
+)
+_LIST = [
+    _rx(rf"(?:list|show|show me|read|read out|read me|tell me|check|give me|display|see|view|what are|go through|review)(?: all)?(?: of)? "
+        rf"{_MINE}{_KINDS}(?: and {_KINDS})*(?: (?:i have|i've set|i set|that are set|that are running|running|set|pending|left|"
+        r"for today|for tomorrow|for tonight|for this week|today|tomorrow|please|now))?"),
+    _rx(rf"(?:what|which|any|how many) {_KINDS}(?: and {_KINDS})? (?:do i have|are (?:set|running|there|on|active|pending|left|coming up)|"
+        r"have i (?:got|set)|did i set|i have|have i|are coming up|are still running|are set for|are there for)"
+        r"(?: (?:right )?now| today| tomorrow| tonight| this week| set| running)?"),
+    _rx(rf"(?:do i have|are there|have i (?:got|set)|is there|got|any) (?:any )?{_KINDS}"
+        r"(?: set| running| on| left| active| pending| today| tomorrow| going)?"),
+    _rx(r"how (?:much time is|long is|much time|long|much longer|many minutes are)(?: left| remaining| to go)? (?:on|for|in) "
+        r"(?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
+    _rx(r"(?:what's |what is )?(?:the )?time (?:left|remaining) on (?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
+    _rx(r"how long (?:until|till|before) (?:my |the )(?:[a-z0-9]+ )?(?:timer|alarm|countdown)s? "
+        r"(?:goes off|go off|rings?|is done|ends|finishes)"),
+    _rx(rf"are any {_KINDS} (?:set|running|on|active|pending)(?: now)?"),
+    _rx(r"(?:is|are) (?:my|the|an?|any) (?:alarm|timer|reminder|countdown)s? (?:set|on|running|going|active)(?: now)?"),
+    _rx(rf"what(?:'s| is) (?:the )?status of (?:my |the )?{_KINDS}"),
+    _rx(r"how much (?:time is|time do i have|longer is) left|how long is left"),
+    _rx(r"(?:what's|what is|how much is|how much time is) (?:left|remaining) on (?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
+    _rx(rf"what(?:'s| is| are) (?:on )?my {_KINDS}|(?:my |the )?{_KINDS} status|status of (?:my |the )?{_KINDS}|my {_KINDS}"),
+    _rx(r"when (?:is|does) (?:my|the) (?:next )?(?:alarm|timer|reminder)(?: set for| go off| ring)?"),
+]  # fmt: skip
+_CANCEL_VERB = (
+    r"(?:cancel|stop|delete|remove|clear|turn off|switch off|shut off|kill|dismiss|get rid of|disable|scrap|drop|erase|"
+    r"abort|forget|forget about|silence|never ?mind|i don'?t need|we don'?t need|no more)"
+)
+_WHICH = (
+    rf"(?P<which>(?:(?:the|my|all|all of|of|that|this|every|both|those|these)\s)*(?:[a-z0-9:]+ ){{0,3}}?{_KINDS}"
+    r"(?: \d+| number \d+| (?:called|named|for|about|at|to|on) [a-z0-9: ]+)?)"
+)
+_CANCEL = [
+    _rx(rf"{_CANCEL_VERB} {_WHICH}(?: anymore| any more| please| now)?"),
+    _rx(rf"(?:turn|switch|shut) {_WHICH} off"),
+]
+
+
+def match_list(t: str) -> Intent | None:
+    return Intent("list_timers", {}) if any(rx.fullmatch(t) for rx in _LIST) else None
+
+
+def match_cancel(t: str) -> Intent | None:
+    for rx in _CANCEL:
+        if m := rx.fullmatch(words_to_numbers(t)):
+            return Intent("cancel_timer", {"which": re.sub(r"\bnumber (?=\d)", "", m["which"]).strip()})
+    return None

@@ -1,0 +1,61 @@
+"""Does a slot value read with its tool's own parser? One check for the pre-match and the model fallback.
+
+:func:`reads` parses ``value`` the way the tool that takes slot ``name`` will
+(a place's time zone, a length of time, a moment, a date, arithmetic, a number)
+and says whether it worked; only whether the words read matters, so dates and
+moments are read against a fixed day. Slots it does not know always read.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from genx.errors import ToolFailure
+from genx.toolbox.calc import evaluate, normalise_expression
+from genx.toolbox.dates import parse_date
+from genx.toolbox.numwords import parse_number
+from genx.toolbox.places import resolve_place
+from genx.toolbox.reminders.when import parse_when
+from genx.toolbox.spans import parse_span
+from genx.toolbox.units import convert
+
+__all__ = ["reads", "units_convert"]
+
+_NOW = datetime(2026, 3, 3, 10, 0, tzinfo=ZoneInfo("UTC"))
+
+
+def _parse(name: str, value: object) -> bool:
+    s = str(value)
+    if name == "place":
+        resolve_place(s)
+    elif name == "duration":
+        return not parse_span(s).is_zero
+    elif name in ("time", "when"):
+        parse_when(s, _NOW)
+    elif name in ("date", "from_date"):
+        parse_date(s, _NOW.date())
+    elif name == "offset":
+        parse_span(s)
+    elif name == "expression":
+        evaluate(normalise_expression(s))
+    elif name == "value":
+        return isinstance(value, int | float) or parse_number(s) is not None
+    return True
+
+
+def reads(name: str, value: object) -> bool:
+    """Whether ``value`` reads as slot ``name`` (module docstring)."""
+    try:
+        return _parse(name, value)
+    except (ToolFailure, ValueError, ArithmeticError, TypeError):
+        return False
+
+
+def units_convert(from_unit: str, to_unit: str) -> bool:
+    """Whether pint knows both units and converts one into the other."""
+    try:
+        convert(1.0, from_unit, to_unit)
+    except (ToolFailure, ValueError, ArithmeticError, TypeError):
+        return False
+    return True

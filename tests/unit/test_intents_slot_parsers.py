@@ -1,0 +1,69 @@
+"""The tools' slot parsers on the spoken forms the router hands them: units, durations, moments, dates, numbers."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from genx.toolbox.dates import parse_date
+from genx.toolbox.numwords import words_to_numbers
+from genx.toolbox.reminders.when import parse_when
+from genx.toolbox.spans import parse_span
+from genx.toolbox.units import convert
+
+PARIS = ZoneInfo("Europe/Paris")
+NOW = datetime(2026, 3, 3, 10, 0, tzinfo=PARIS)  # a Tuesday
+
+
+@pytest.mark.parametrize(
+    ("src", "dst", "factor"),
+    [
+        ("kilos", "pounds", 2.20462),  # not kilo-seconds
+        ("kilo", "grams", 1000.0),
+        ("kgs", "kg", 1.0),
+        ("kms", "miles", 0.621371),
+        ("cms", "inches", 0.393701),
+        ("kilometers an hour", "miles per hour", 0.621371),
+        ("miles an hour", "km/h", 1.609344),
+    ],
+)
+def test_units_people_say_convert_by_the_right_factor(src: str, dst: str, factor: float) -> None:
+    assert convert(1.0, src, dst)[0] == pytest.approx(factor, rel=1e-4)
+
+
+def test_o_clock_with_an_apostrophe_is_a_time_of_day() -> None:
+    assert parse_when("8 o'clock", NOW).when.hour in (8, 20)
+    assert parse_when("8 o’clock tomorrow", NOW).when == datetime(2026, 3, 4, 8, 0, tzinfo=PARIS)
+
+
+def test_a_m_with_one_dot_after_the_final_punctuation_is_stripped_reads_as_morning() -> None:
+    assert parse_when("7:30 a.m", NOW).when == datetime(2026, 3, 4, 7, 30, tzinfo=PARIS)
+
+
+def test_a_couple_of_minutes_is_two_minutes() -> None:
+    assert parse_span("a couple of minutes").seconds == 120
+    assert parse_span("couple hours").seconds == 7200
+
+
+def test_the_weekend_is_the_coming_saturday() -> None:
+    assert parse_date("the weekend", NOW.date()) == date(2026, 3, 7)
+    assert parse_date("next weekend", NOW.date()) == date(2026, 3, 14)
+
+
+def test_digits_before_hundred_make_one_number() -> None:
+    assert words_to_numbers("2 hundred") == "200"
+    assert words_to_numbers("3 hundred and twenty") == "320"
+
+
+def test_the_end_of_the_month_or_year_and_a_date_next_year_read_as_dates() -> None:
+    assert parse_date("the end of the month", NOW.date()) == date(2026, 3, 31)
+    assert parse_date("end of the year", NOW.date()) == date(2026, 12, 31)
+    assert parse_date("the first of January next year", NOW.date()) == date(2027, 1, 1)
+    assert parse_date("christmas next year", NOW.date()) == date(2027, 12, 25)
+
+
+def test_half_six_is_half_past_six() -> None:
+    assert parse_when("half six", NOW).when == datetime(2026, 3, 3, 18, 30, tzinfo=PARIS)
+    assert parse_span("half an hour").seconds == 1800  # "half" before a unit stays a length of time
