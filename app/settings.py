@@ -168,7 +168,7 @@ def default_asr() -> list[AsrSpec]:
             device="cpu",
             compute_type="int8",
             beam_size=1,
-        )
+        ),
     ]
 
 

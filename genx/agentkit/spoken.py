@@ -180,9 +180,7 @@ def speaking_rate(segments: Sequence[SegmentSpan]) -> float | None:
     return nbytes / nchars if nchars else None
 
 
-def spoken_prefix(
-    segments: Sequence[SegmentSpan], played_bytes: int, bytes_per_char: float | None = None, margin_bytes: int = 0
-) -> str:
+def spoken_prefix(segments: Sequence[SegmentSpan], played_bytes: int, bytes_per_char: float | None = None, margin_bytes: int = 0) -> str:
     """The text heard after ``played_bytes`` of the route (segments in route order).
 
     ``bytes_per_char`` defaults to :func:`speaking_rate` of ``segments``. ``margin_bytes``: in the segment

@@ -105,9 +105,7 @@ async def test_while_ducked_the_echo_far_end_holds_the_ducked_level_so_the_gate_
 
 
 async def test_a_stop_word_while_parley_speaks_cuts_the_answer_and_keeps_only_what_was_heard() -> None:
-    rig = await _rig(
-        speech=[(0.5, 1.5), (4.0, 4.6)], transcripts=["tell me a story", "stop"], replies=[STORY, Reply([(0.1, "Okay.")])]
-    )
+    rig = await _rig(speech=[(0.5, 1.5), (4.0, 4.6)], transcripts=["tell me a story", "stop"], replies=[STORY, Reply([(0.1, "Okay.")])])
     await rig.run_until(12.0)
     done = rig.of(AssistantDone)
     assert done[0].interrupted and done[0].spoken_text and STORY_TEXT.startswith(done[0].spoken_text)

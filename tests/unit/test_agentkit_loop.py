@@ -790,9 +790,7 @@ async def test_a_reloaded_conversation_numbers_new_turns_after_the_stored_ones_a
 async def test_the_speech_limit_holds_for_a_whole_reopened_turn_not_per_stretch() -> None:
     cfg = LoopConfig(generator="fake/model", system_prompt="Be brief.", max_utterance_s=3.0)
     slow = Reply([(1.5, "Late. ")])
-    rig = await _rig(
-        speech=[(0.5, 2.3), (2.8, 5.0)], transcripts=["one", "two"], replies=[slow, Reply([(0.1, "Done.")])], config=cfg
-    )
+    rig = await _rig(speech=[(0.5, 2.3), (2.8, 5.0)], transcripts=["one", "two"], replies=[slow, Reply([(0.1, "Done.")])], config=cfg)
     await rig.run_until(10.0)
     assert [e.turn_id for e in rig.of(TurnReopened)] == ["t1"]  # the second stretch joined the first ...
     errors = [e for e in rig.of(LoopError) if e.kind is ErrorKind.INPUT]
