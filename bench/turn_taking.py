@@ -59,12 +59,14 @@ DEFAULT_VARIANT = "smart-turn"  # the app's default [loop] turn_detection
 ECHO_GAIN_DB = -12.0
 
 
-def new_session(variant: str, store: Path, stack: Any = None) -> Any:
+def new_session(variant: str, store: Path, stack: Any = None, ducking: bool | None = None) -> Any:
     from app.headless import Session
     from app.settings import Settings
 
     settings = Settings()
     settings.loop.turn_detection = variant  # type: ignore[assignment]
+    if ducking is not None:
+        settings.loop.backchannel_ducking = ducking
     session = Session(settings, input_device=PA_MIC, output_device=PA_SPEAKER, store=ConversationStore(store))
     session.stack = stack
     return session
@@ -86,7 +88,7 @@ def show(i: int, it: Item, t0: float) -> None:
 
 
 async def run_variant(server: PulseServer, variant: str, args: argparse.Namespace, work: Path, mat: Material) -> dict[str, Any]:
-    run = TurnTakingRun(server, new_session(variant, work / "store"))
+    run = TurnTakingRun(server, new_session(variant, work / "store", ducking=args.ducking))
     run.verbose = args.verbose
     items: dict[str, list[Item]] = {}
     run.start_recording()
@@ -115,7 +117,7 @@ async def run_variant(server: PulseServer, variant: str, args: argparse.Namespac
             mod = server.route_speaker_to_mic(gain_db=ECHO_GAIN_DB, latency_ms=20)
             try:
                 for i, q in enumerate(mat.build("e", args.n)):
-                    open_session = new_session(variant, work / "store", stack)
+                    open_session = new_session(variant, work / "store", stack, ducking=args.ducking)
                     await run.start_session(open_session)
                     items["e"].append(await run.echo_answer(q))
                     await open_session.close()
@@ -231,10 +233,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--n", type=int, default=None, help="items per set (default 20; 4 with --quick)")
     p.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated, run in this order: {', '.join(VARIANTS)}")
     p.add_argument("--quick", action="store_true", help="a smoke run: 4 items per set")
+    p.add_argument("--ducking", choices=("on", "off"), default=None, help="override [loop] backchannel_ducking (default: the app's)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--verbose", action="store_true", help="notes with the loop's events around each clip of sets c and d")
     args = p.parse_args(argv)
     args.n = args.n if args.n is not None else 4 if args.quick else 20
+    args.ducking = None if args.ducking is None else args.ducking == "on"
     args.sets = [s.strip() for s in args.sets.split(",") if s.strip()]
     args.variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     if not args.sets or any(s not in SETS for s in args.sets):
