@@ -59,7 +59,7 @@ DEFAULT_VARIANT = "smart-turn"  # the app's default [loop] turn_detection
 ECHO_GAIN_DB = -12.0
 
 
-def new_session(variant: str, store: Path, stack: Any = None, ducking: bool | None = None) -> Any:
+def new_session(variant: str, store: Path, stack: Any = None, ducking: bool | None = None, asr: str | None = None) -> Any:
     from app.headless import Session
     from app.settings import Settings
 
@@ -67,6 +67,8 @@ def new_session(variant: str, store: Path, stack: Any = None, ducking: bool | No
     settings.loop.turn_detection = variant  # type: ignore[assignment]
     if ducking is not None:
         settings.loop.backchannel_ducking = ducking
+    if asr:
+        settings.loop.asr = asr
     session = Session(settings, input_device=PA_MIC, output_device=PA_SPEAKER, store=ConversationStore(store))
     session.stack = stack
     return session
@@ -88,7 +90,7 @@ def show(i: int, it: Item, t0: float) -> None:
 
 
 async def run_variant(server: PulseServer, variant: str, args: argparse.Namespace, work: Path, mat: Material) -> dict[str, Any]:
-    run = TurnTakingRun(server, new_session(variant, work / "store", ducking=args.ducking))
+    run = TurnTakingRun(server, new_session(variant, work / "store", ducking=args.ducking, asr=args.asr))
     run.verbose = args.verbose
     items: dict[str, list[Item]] = {}
     run.start_recording()
@@ -117,7 +119,7 @@ async def run_variant(server: PulseServer, variant: str, args: argparse.Namespac
             mod = server.route_speaker_to_mic(gain_db=ECHO_GAIN_DB, latency_ms=20)
             try:
                 for i, q in enumerate(mat.build("e", args.n)):
-                    open_session = new_session(variant, work / "store", stack, ducking=args.ducking)
+                    open_session = new_session(variant, work / "store", stack, ducking=args.ducking, asr=args.asr)
                     await run.start_session(open_session)
                     items["e"].append(await run.echo_answer(q))
                     await open_session.close()
@@ -234,6 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated, run in this order: {', '.join(VARIANTS)}")
     p.add_argument("--quick", action="store_true", help="a smoke run: 4 items per set")
     p.add_argument("--ducking", choices=("on", "off"), default=None, help="override [loop] backchannel_ducking (default: the app's)")
+    p.add_argument("--asr", default=None, help="override [loop] asr, e.g. asr/whisper-tiny-en (default: the app's)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--verbose", action="store_true", help="notes with the loop's events around each clip of sets c and d")
     args = p.parse_args(argv)
