@@ -75,3 +75,18 @@ def test_choosing_the_optional_model_in_the_settings_dialog_saves_its_row_and_th
     assert new.loop.generator == GEMMA3_270M_NAME
     row = new.generator(GEMMA3_270M_NAME)
     assert row is not None and row.options["chat_format"] == QA_CHAT_FORMAT
+
+
+def test_the_documented_gemma_row_in_default_config_is_the_catalogue_entry() -> None:
+    import tomllib
+    from pathlib import Path
+
+    from genx.modelloader.specs import GeneratorSpec
+
+    text = (Path(model_catalogue.__file__).with_name("default_config.toml")).read_text(encoding="utf-8")
+    start = text.index(f'# [[generators]]\n# name = "{GEMMA3_270M_NAME}"')
+    block = text[start:].split("\n\n", 1)[0]
+    row = tomllib.loads("\n".join(line.removeprefix("# ") for line in block.splitlines()))["generators"][0]
+    model = optional_model(GEMMA3_270M_NAME)
+    assert model is not None
+    assert GeneratorSpec.model_validate(row) == model.spec
