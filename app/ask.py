@@ -70,6 +70,7 @@ async def ask(
     text: str, *, settings: Any, conversation_id: str | None = None, generator: str | None = None, store: ConversationStore | None = None
 ) -> dict[str, Any]:
     """Answer ``text``, store the turn, return the ``--json`` object."""
+    from app.model_catalogue import with_optional
     from genx.generators.mux import GeneratorMux
     from genx.modelloader import load_into
 
@@ -86,6 +87,7 @@ async def ask(
     name = generator or settings.loop.generator
     gens = GeneratorMux()
     try:
+        settings = with_optional(settings, name)  # an optional model (app.model_catalogue) gets its row
         await asyncio.to_thread(load_into, settings, gens, None)
         assistant = build_assistant(settings, gens)
         gens.resolve(name)

@@ -100,10 +100,12 @@ def build_stack(settings: Any, *, generator: str | None = None) -> Stack:
 
     Each generator answers with its own ``system_prompt``, else ``[loop] system_prompt``
     (:func:`app.settings.with_generator_prompts`; the loop sends none, see :func:`loop_config`)."""
+    from app.model_catalogue import with_optional
     from app.settings import with_generator_prompts
     from genx.local.vad import VadTransformer
     from genx.modelloader import load_into
 
+    settings = with_optional(settings, generator)  # an optional model named here or in [loop] gets its row
     gens = GeneratorMux()
     trs = TransformerMux()
     load_into(with_generator_prompts(settings), gens, trs)

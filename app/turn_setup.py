@@ -28,14 +28,15 @@ def build_turn_detector(loop_settings: Any, generator: Any) -> tuple[Any | None,
     if loop_settings.turn_detection != "smart-turn":
         return None, ""
     from genx.generators.llamacpp import LlamaCppGenerator
+    from genx.generators.llamacpp_qa import QA_CHAT_FORMAT
     from genx.turn.combined import CombinationRule, CombinedDetector
     from genx.turn.smart_turn import SmartTurnDetector
     from genx.turn.text import TextTurnDetector
 
     try:
         audio = SmartTurnDetector(threshold=loop_settings.turn_audio_threshold)
-        if not isinstance(generator, LlamaCppGenerator):
-            return audio, ""
+        if not isinstance(generator, LlamaCppGenerator) or generator.options.chat_format == QA_CHAT_FORMAT:
+            return audio, ""  # the text signal needs the model's own chat template; a base model (Q/A format) has none
         text = TextTurnDetector(generator, threshold=loop_settings.turn_text_complete)
         rule = CombinationRule(
             text_complete=loop_settings.turn_text_complete,

@@ -24,6 +24,7 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QDialogButtonBox, QHBoxLayout, QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from app import settings as settings_file
+from app.model_catalogue import installed_optional
 from app.settings import Settings
 from app.ui.hotkey import hotkey_ok
 from app.ui.settings_editors import PROVIDER_CHOICE, AudioTools, SettingsEditors
@@ -128,7 +129,7 @@ class SettingsDialog(SettingsEditors):
         self._refresh_provider_list()
         self.generator_combo.blockSignals(True)
         self.generator_combo.clear()
-        for g in self.base.generators:
+        for g in [*self.base.generators, *installed_optional(g.name for g in self.base.generators)]:
             self.generator_combo.addItem(_generator_label(g.name, g.effective_kind), g.name)
         self.generator_combo.addItem("A model from a provider…", PROVIDER_CHOICE)
         i = self.generator_combo.findData(f.generator)

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
+from app.model_catalogue import with_generator
 from app.settings import Settings
 from genx.modelloader import ConfigError, GeneratorSpec, ProviderSpec, SecretRef
 
@@ -209,6 +210,11 @@ def build_settings(
             generator_name = prefix + model
     elif not generator_name.strip():
         problems.append(("generator", "Choose which model answers."))
+    else:
+        try:  # an optional offline model the dialog offered (installed, not configured yet) gets its row
+            generators = with_generator(generators, generator_name)
+        except ConfigError as e:
+            problems.append(("generator", e.detail))
 
     if problems:
         raise SettingsInvalid(problems)

@@ -208,12 +208,14 @@ class VoiceLoopFactory:
 
     async def _text_only(self, settings: Settings, progress: Progress) -> RunningLoop:
         from app.assistant import build_assistant
+        from app.model_catalogue import with_optional
         from app.settings import with_generator_prompts
         from genx.agentkit.loop import VoiceLoop
         from genx.generators.mux import GeneratorMux
         from genx.modelloader import load_into
 
         progress("Loading the language model…", 0.1)
+        settings = with_optional(settings)  # [loop] generator may name an optional model (app.model_catalogue)
         gen_mux = GeneratorMux()
         await asyncio.to_thread(load_into, with_generator_prompts(settings), gen_mux, None)
         assistant = build_assistant(settings, gen_mux)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from genx.errors import GenxError
+from genx.generators.llamacpp_qa import QA_CHAT_FORMAT, register_qa_format
 from genx.local.models import DEFAULT_LLM, ModelLoadError, SharedModel, find_model, require_module
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ class LlamaOptions:
     n_threads: int = 0  # token generation; 0 = half the cores (the other half synthesizes the answer's speech)
     n_threads_batch: int = 0  # prompt evaluation; 0 = all cores
     n_batch: int = 256
-    chat_format: str | None = None  # None = the template inside the GGUF
+    chat_format: str | None = None  # None = the template inside the GGUF; "parley-qa": a Q/A transcript (base models)
     nice: int = 0  # Linux: decode at this nice increment (0 = off; see the module docstring before raising it)
 
     def threads(self) -> int:
@@ -81,6 +82,9 @@ def llama_model(options: LlamaOptions) -> SharedModel[LoadedLlama]:
     def load() -> LoadedLlama:
         check_gguf(path)
         from llama_cpp import Llama
+
+        if options.chat_format == QA_CHAT_FORMAT:
+            register_qa_format()
 
         try:
             llm = Llama(

