@@ -469,7 +469,7 @@ class Player:
         underrun: bool,
         device_underflow: bool,
         delay: float,
-        frames: int = 0,
+        frames: int,
     ) -> None:
         link = self._link
         if link is None or gen != link.generation:
