@@ -49,12 +49,16 @@ class _Feeder(_Intake, _DeviceEvents):
         mine = asyncio.current_task() is self._feeder
         self._playing_out = self._playing_out or mine
         try:
-            for r in list(self._routes.values()):
-                if not r.ended and not r.eos:
+            # only the routes open now are this play-out's: a route opened later (the next stream's, by a newer
+            # feeder) may have nothing to move yet, and waiting for it here would spin without ever awaiting
+            mine_routes = [r for r in self._routes.values() if not r.ended]
+            for r in mine_routes:
+                if not r.eos:
                     self._end_route(r, error="")
-            while any(not r.marker_queued for r in self._routes.values() if not r.ended):
+            while any(not r.marker_queued for r in mine_routes if not r.ended):
                 await self._wait_space()
-                self._fill_one()
+                if not self._fill_one():
+                    break  # (cannot happen for an ended route: it has audio or its marker to move)
             self._update_idle()
             await self._idle.wait()
         finally:
