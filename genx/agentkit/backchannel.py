@@ -5,9 +5,9 @@ phrase ("stop", "wait", "hold on", "quiet", ...), ``"backchannel"`` when every
 word is listener talk ("mm-hm", "uh-huh", "okay", "yeah", "right", "sure", "I
 see", ...), ``"empty"`` when there are no words (a cough, a door), else
 ``"words"``. :func:`is_interruption` is the rule the turn manager applies: a
-stop phrase interrupts at once; so do other words (at least ``min_words``: the
-echo gate may pass only part of real speech while Parley plays); anything
-else only after ``after_ms`` of voiced speech. Pure and table-driven.
+stop phrase interrupts at once; so do other words (at least ``min_words`` of
+them that are not listener talk, see :data:`MIN_WORDS`); anything else only
+after ``after_ms`` of voiced speech. Pure and table-driven.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ BACKCHANNEL_PHRASES = frozenset(
         "mm", "mmm", "mhm", "mm hm", "mm hmm", "m hm", "hm", "hmm", "uh huh", "uh", "um", "ah", "aha", "oh", "ooh", "wow",
         "okay", "ok", "k", "yeah", "yep", "yup", "yes", "right", "sure", "i see", "got it", "cool", "nice", "alright",
         "all right", "really", "true", "exactly", "indeed", "interesting", "good", "great", "fine", "no way",
+        # what Whisper writes for a murmur, a laugh or a breath over the answer
+        "huh", "ha", "haha", "hah", "heh", "hehe", "thank you", "thanks", "you",
     }
 )  # fmt: skip
 _MAX_PHRASE_WORDS = 2
@@ -56,10 +58,17 @@ def classify(text: str) -> Meaning:
     return "backchannel" if joined else "empty"
 
 
-# Words that are not listener talk before they interrupt without a stop phrase. One: while Parley speaks the echo gate
-# may let only a fragment of the user's words through ("talking please" of "wait, stop talking please"), so any such
-# word counts. The price: whisper hearing a robotic "mm-hm" as "and, man, man" stops Parley (measured, left open).
-MIN_WORDS = 1
+# Words that are not listener talk (and longer than one letter) before they interrupt without a stop phrase. Two:
+# Whisper writes a murmur or a robotic "mm-hm" as one odd word ("Haha.", "M.M.A. Kim"), and a real interruption
+# without a stop phrase has more than one word by the time it is transcribed. (It was one while the echo gate learned
+# the user's speech over a ducked answer as echo and passed only fragments of it: fixed, see EchoGate.hold_learning.)
+MIN_WORDS = 2
+
+
+def content_words(text: str) -> list[str]:
+    """The words of ``text`` that are not listener talk and not a lone letter ("okay but what" → ["but", "what"])."""
+    single = {p for p in BACKCHANNEL_PHRASES if " " not in p}
+    return [w for w in words(text) if len(w) > 1 and w not in single]
 
 
 def is_interruption(text: str, voiced_ms: float, *, after_ms: float, min_words: int = MIN_WORDS) -> bool:
@@ -67,7 +76,7 @@ def is_interruption(text: str, voiced_ms: float, *, after_ms: float, min_words: 
     meaning = classify(text)
     if meaning == "stop" or voiced_ms >= after_ms:
         return True
-    return meaning == "words" and len(words(text)) >= min_words
+    return meaning == "words" and len(content_words(text)) >= min_words
 
 
-__all__ = ["BACKCHANNEL_PHRASES", "MIN_WORDS", "STOP_PHRASES", "Meaning", "classify", "is_interruption", "words"]
+__all__ = ["BACKCHANNEL_PHRASES", "MIN_WORDS", "STOP_PHRASES", "Meaning", "classify", "content_words", "is_interruption", "words"]

@@ -50,7 +50,7 @@ class LoopConfig:
     # cough lets it go on; a stop word, other words, or interrupt_after_ms of voiced speech make it a barge-in
     backchannel_ducking: bool = False  # opt-in: it misses real interruptions through the echo (bench/turn_taking.py set d)
     duck_db: float = -24.0
-    interrupt_after_ms: int = 800
+    interrupt_after_ms: int = 1000
     # a hands-free barge-in that no words follow (the ASR found none in it) within this long of the cut was a
     # noise: the cut answer resumes from the start of the sentence it was in (0: never)
     resume_false_stop_s: float = 3.0

@@ -52,6 +52,10 @@ def test_words_over_the_answer_are_classified_by_the_table(text: str, meaning: s
         ("talking please", 300, True),  # what the echo gate let through of "wait, stop talking please"
         ("okay", 900, True),  # listener talk that goes on this long is speech
         ("", 900, True),  # long sound with no words yet
+        ("Haha.", 500, False),  # what Whisper wrote for a murmur or a laugh
+        ("M.M.A. Kim", 700, False),  # ... and for a robotic "mm-hm": one word that is not a lone letter
+        ("Thank you.", 500, False),
+        ("yeah but why", 500, True),  # two words that are not listener talk
     ],
 )
 def test_an_interruption_needs_a_stop_phrase_enough_words_or_enough_speech(text: str, voiced_ms: float, interrupts: bool) -> None:
