@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
 from collections.abc import Callable
 from typing import Literal, TypeVar
@@ -34,6 +35,7 @@ from genx.threads import start_thread
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+LOOP_STALL_S = 0.5  # the watchdog waking this much later than asked: the process stalled, not the device
 
 LinkState = Literal["idle", "opening", "running", "lost", "closed"]
 
@@ -240,13 +242,21 @@ class DeviceLink:
         self._lost("PortAudio ended the stream (device unplugged or sound server gone)")
 
     async def _watch(self) -> None:
+        watched = time.monotonic()
+        resumed = -math.inf  # when the event loop last came back from a stall of its own
         while self.state in ("running", "lost"):
             await asyncio.sleep(self._poll)
+            now = time.monotonic()
+            if now - watched > self._poll + LOOP_STALL_S:
+                # the watchdog itself woke late: the whole process (or machine) stalled, and the PortAudio threads
+                # with it; their silence is counted from now, not from before the stall
+                resumed = now
+            watched = now
             if self.state != "running" or self.paused or self.stream is None:
                 continue
             if not self.stream.active:
                 self._lost("the stream is no longer active")
-            elif time.monotonic() - self.last_callback > self.stall_timeout:
+            elif now - max(self.last_callback, resumed) > self.stall_timeout:
                 self._lost(f"no audio callback for {self.stall_timeout:.1f} s")
 
     @property

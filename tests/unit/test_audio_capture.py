@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import numpy as np
 import pytest
@@ -209,6 +210,26 @@ async def test_a_stalled_callback_counts_as_a_lost_device() -> None:
     await asyncio.sleep(0.4)
     assert "device_lost" in [e.kind for e in events]
     assert "no audio callback" in next(e.message for e in events if e.kind == "device_lost")
+    await cap.stop()
+
+
+async def test_a_stall_of_the_whole_process_is_not_a_lost_device_but_silence_after_it_still_is() -> None:
+    be = mic_backend()
+    cap = Capture(backend=be, stall_timeout=1.0, backoff=(5.0, 5.0), reopen=False)
+    events: list[AudioEvent] = []
+    cap.add_listener(events.append)
+    await cap.start()
+    dev = be.last
+    dev.pump(ramp(320))
+    await asyncio.sleep(0.25)  # the watchdog has run once, on time
+    time.sleep(1.5)  # noqa: ASYNC251 (on purpose: the process stalls, a loaded machine: no callbacks, no event loop)
+    for _ in range(3):
+        await asyncio.sleep(0)  # the loop comes back first: the watchdog wakes 1.5 s late
+    dev.pump(ramp(320))  # then the audio thread: callbacks go on
+    await asyncio.sleep(0.3)
+    assert "device_lost" not in [e.kind for e in events]
+    await asyncio.sleep(1.5)  # and now a real silence of more than stall_timeout
+    assert "device_lost" in [e.kind for e in events]
     await cap.stop()
 
 
