@@ -1,7 +1,7 @@
 """agentkit: the device-free, Qt-free voice loop built from genx parts.
 
-Owns: the loop's events and command surface (:mod:`.events`: ``EventBus``,
-``LoopControl``) and the voice loop in parts, each with one job:
+Owns: the loop's events and command surface (:mod:`.events`, with
+:mod:`.event_bus`'s ``EventBus`` and :mod:`.control`'s ``LoopControl``) and the voice loop in parts, each with one job:
 :mod:`.loop` (the ``VoiceLoop`` facade the app uses), :mod:`.core` (config,
 clocks, events and state every part shares), :mod:`.mic` (level meter, echo
 canceller and gate, mute, pre-roll), :mod:`.router` (VAD / push-to-talk routes,

@@ -1,34 +1,24 @@
 """What the voice loop tells the outside world, and what the outside world may ask of it.
 
-Events are frozen, slotted dataclasses published on an :class:`EventBus`:
-
-* sync subscribers (:meth:`EventBus.subscribe`) run inside :meth:`EventBus.publish`
-  on the event-loop thread, in subscription order; an exception in one is logged
-  and never reaches the loop or the other subscribers;
-* async consumers iterate :meth:`EventBus.events` (one private queue per
-  iterator; the iteration ends when the bus is closed).
+Events are frozen, slotted dataclasses published on an :class:`~genx.agentkit.event_bus.EventBus`
+(its own module, re-exported here: sync subscribers and async iterators).
 
 Every event carries ``at``: the loop clock (seconds, monotonic) when it was made.
 ``turn_id`` ties the user's utterance, the assistant's answer and the metrics of
 one exchange together (``"t1"``, ``"t2"`` …, unique per loop).
 
-:class:`LoopControl` is the command surface of the loop (what a window or a
-terminal front end calls). Commands are plain methods, safe to call from the
-event-loop thread at any time; they never block and report failures as
-:class:`LoopError` events instead of raising.
+:class:`~genx.agentkit.control.LoopControl` (re-exported here) is the command
+surface of the loop (what a window or a terminal front end calls).
 """
 
 from __future__ import annotations
 
-import asyncio
 import enum
-import logging
-from collections import deque
-from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Protocol, TypeAlias, runtime_checkable
+from typing import TypeAlias
 
-log = logging.getLogger("genx.agentkit")
+from genx.agentkit.control import LoopControl
+from genx.agentkit.event_bus import EventBus, Subscriber
 
 
 class LoopState(enum.StrEnum):
@@ -298,159 +288,6 @@ LoopEvent: TypeAlias = (
     | TurnMetrics
     | LoopError
 )
-
-Subscriber = Callable[[Event], None]
-
-
-class _Closed:
-    pass
-
-
-_CLOSED = _Closed()
-
-
-class EventBus:
-    """Fan-out of loop events to sync callbacks and async iterators (event-loop thread only)."""
-
-    __slots__ = ("_closed", "_queues", "_subs", "max_queued")
-
-    def __init__(self, max_queued: int = 10_000) -> None:
-        self._subs: list[Subscriber] = []
-        self._queues: list[_Queue] = []
-        self._closed = False
-        # an async consumer that stops reading loses its oldest events beyond this many
-        self.max_queued = max_queued
-
-    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
-        """Call ``callback(event)`` for every later event; returns the unsubscribe function."""
-        self._subs.append(callback)
-
-        def unsubscribe() -> None:
-            if callback in self._subs:
-                self._subs.remove(callback)
-
-        return unsubscribe
-
-    def publish(self, event: Event) -> None:
-        if self._closed:
-            return
-        for cb in tuple(self._subs):
-            try:
-                cb(event)
-            except Exception:
-                log.exception("event subscriber %r failed on %s", cb, type(event).__name__)
-        for q in self._queues:
-            q.put(event, self.max_queued)
-
-    def events(self) -> AsyncIterator[Event]:
-        """An async iterator of every event published from now on; ends when the bus closes."""
-        q = _Queue()
-        self._queues.append(q)
-        if self._closed:
-            q.put(_CLOSED, 0)
-        return self._iterate(q)
-
-    async def _iterate(self, q: _Queue) -> AsyncIterator[Event]:
-        try:
-            while True:
-                item = await q.get()
-                if isinstance(item, _Closed):
-                    return
-                yield item
-        finally:
-            if q in self._queues:
-                self._queues.remove(q)
-
-    def close(self) -> None:
-        """End every async iteration (after the events already queued); later publishes are dropped."""
-        if self._closed:
-            return
-        self._closed = True
-        for q in self._queues:
-            q.put(_CLOSED, 0)
-
-    @property
-    def closed(self) -> bool:
-        return self._closed
-
-
-class _Queue:
-    __slots__ = ("_items", "_waiter")
-
-    def __init__(self) -> None:
-        self._items: deque[Event | _Closed] = deque()
-        self._waiter: asyncio.Future[None] | None = None
-
-    def put(self, item: Event | _Closed, limit: int) -> None:
-        self._items.append(item)
-        if limit and len(self._items) > limit:
-            self._items.popleft()
-        w = self._waiter
-        if w is not None and not w.done():
-            w.set_result(None)
-
-    async def get(self) -> Event | _Closed:
-        while not self._items:
-            self._waiter = asyncio.get_running_loop().create_future()
-            try:
-                await self._waiter
-            finally:
-                self._waiter = None
-        return self._items.popleft()
-
-
-@runtime_checkable
-class LoopControl(Protocol):
-    """Commands a front end may send to the running voice loop (event-loop thread)."""
-
-    @property
-    def bus(self) -> EventBus: ...
-
-    @property
-    def state(self) -> LoopState: ...
-
-    @property
-    def mode(self) -> Mode: ...
-
-    @property
-    def muted(self) -> bool: ...
-
-    @property
-    def generator_name(self) -> str: ...
-
-    @property
-    def conversation_id(self) -> str: ...
-
-    def push_to_talk_down(self) -> None:
-        """Open an utterance (and barge in if the assistant is speaking); any mode."""
-        ...
-
-    def push_to_talk_up(self) -> None:
-        """Close the utterance opened by :meth:`push_to_talk_down`; the turn ends."""
-        ...
-
-    def set_mode(self, mode: Mode | str) -> None: ...
-
-    def stop_speaking(self) -> None:
-        """Cut the current answer like a barge-in (history keeps what was heard)."""
-        ...
-
-    def send_text(self, text: str) -> None:
-        """A typed user message: starts a turn without speech (cuts a running answer)."""
-        ...
-
-    def new_conversation(self) -> None:
-        """Cut any answer, forget the history and start a new conversation file."""
-        ...
-
-    def mute(self, muted: bool) -> None:
-        """Muted: the microphone is ignored (no VAD, no barge-in); typed messages still work."""
-        ...
-
-    def set_generator(self, name: str) -> None:
-        """Answer the next turns with the generator ``name`` (a LoopError when unknown)."""
-        ...
-
 
 __all__ = [
     "Announcement",
