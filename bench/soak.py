@@ -25,7 +25,7 @@ to compare.
 Goals at 200 turns (about an hour): RSS growth ≤ 50 MB, no fd / thread / task growth, 0 lost turns.
 
 Usage: ``python bench/soak.py [--turns 20] [--bargein-every 4] [--warmup 2] [--trace] [--no-trim] [--arenas 4]
-[--json]``
+[--max-minutes M] [--json]`` (``--max-minutes``: end early, summarised over the turns done, ``turns`` says how many).
 """
 
 from __future__ import annotations
@@ -137,7 +137,11 @@ async def _soak(args: argparse.Namespace, server: PulseServer, work: Path) -> di
         await asyncio.sleep(1.0)
         await bench.v2v_turn("Hello there, how are you?")  # warm-up: pages the models in (not counted)
         await bench.wait_quiet()
+        deadline = time.monotonic() + args.max_minutes * 60.0 if args.max_minutes else None
         for i in range(args.turns):
+            if deadline is not None and time.monotonic() > deadline:
+                print(f"--max-minutes {args.max_minutes:g} reached after {i} turns: the summary covers those", file=sys.stderr)
+                break
             every = args.bargein_every
             if every and i % every == every - 1:
                 r = await bench.bargein_turn(LONG_QUESTIONS[i % len(LONG_QUESTIONS)], INTERRUPTIONS[i % len(INTERRUPTIONS)])
@@ -242,6 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--trace", action="store_true", help="tracemalloc after the warm-up: the Python heap's growth by source line")
     p.add_argument("--no-trim", action="store_true", help="without the app's memory policy (malloc arenas, trim after each turn)")
     p.add_argument("--arenas", type=int, default=memory_policy.ARENA_MAX, help="malloc arenas (the app's cap; 0: glibc's default)")
+    p.add_argument("--max-minutes", type=float, default=0.0, help="stop after the turn that ends past this many minutes (0: none)")
     p.add_argument("--json", action="store_true", help="print one JSON line at the end")
     p.add_argument("--verbose", action="store_true", help="with --json, still print the per-turn lines")
     args = p.parse_args(argv)
