@@ -132,6 +132,8 @@ class TurnManager:
         ans = turn.answer
         if source == "vad" and self._core.config.backchannel_ducking and ans.started_playing:
             c = self.candidate
+            if c is not None and (c.answer is not ans or (c.turn is not None and c.turn is not self.collecting)):
+                self.candidate = c = None  # left from an answer or a turn that is over: this speech is judged afresh
             if c is not None and (self.collecting is None or self.collecting is c.turn):
                 return True  # more speech of the same candidate: it joins its turn
             if c is None and self.collecting is None and self._answers.duck(True):
@@ -369,6 +371,9 @@ class TurnManager:
             return None
         self.drop_held(turn, why)
         self.collecting = None
+        if self.candidate is not None and self.candidate.turn is turn:
+            self.candidate = None
+            self._answers.duck(False)
         return turn
 
 

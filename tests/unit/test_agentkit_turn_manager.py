@@ -409,3 +409,33 @@ def test_speech_over_the_answer_that_stops_short_is_dismissed_at_its_pause_and_i
     tl.turns.voiced(r2)
     assert tl.answers.calls[-1][0] == "unduck" and ended == ["t2"]  # volume back at once, not after the end-of-turn wait
     assert len(tl.of(SpeechDismissed)) == 1 and tl.turns.collecting is None
+
+
+def test_speech_over_a_later_answer_is_judged_afresh_after_the_earlier_candidate_was_abandoned() -> None:
+    # "New conversation" while the user talks over a ducked answer: that candidate's turn is forgotten. The next
+    # answer's speech must duck and be judged again, not "join" the abandoned candidate (which never cuts anything).
+    tl = Timeline(preemptive_generation=False, interrupt_after_ms=800, backchannel_ducking=True)
+    tl.answers.can_duck = True
+    story = _speaking(tl)
+    tl.turns.admit_speech(3.0, "speech onset")
+    tl.at(3.05).speech("v2")
+    assert story.answer is not None
+    tl.turns.stop_answer(None, "new conversation")
+    story.answer.finished = True
+    tl.turns.answer_over(story)
+    tl.turns.abandon_collecting("new conversation")
+    assert tl.turns.candidate is None
+    r3, u3 = tl.at(10.0).speech("v3")
+    tl.at(11.0).end(r3)
+    tl.transcribed(u3, "tell me another story")
+    second = r3.turn.answer
+    assert second is not None
+    second.started_playing = True
+    calls = len(tl.answers.calls)
+    tl.turns.admit_speech(14.0, "speech onset")
+    r4, _ = tl.at(14.05).speech("v4")
+    assert ("duck", "", "") in tl.answers.calls[calls:]
+    r4.pauses.total_voiced_ms = 800.0
+    tl.turns.voiced(r4)
+    assert tl.answers.calls[-1] == ("cut", r3.turn.turn_id, "barge-in@14.0")
+
