@@ -65,6 +65,17 @@ def classify(text: str) -> Meaning:
 MIN_WORDS = 2
 
 
+# Words that carry no request on their own: two of them ("and me", Whisper's reading of a murmured "mm-hm") are no
+# interruption; a real one has at least one other word ("but why", "tell me").
+FUNCTION_WORDS = frozenset(
+    {
+        "a", "an", "the", "and", "or", "but", "so", "then", "of", "to", "in", "on", "at", "for", "with", "by", "from",
+        "i", "me", "my", "you", "your", "he", "him", "his", "she", "her", "it", "its", "we", "us", "they", "them",
+        "is", "am", "are", "was", "be", "this", "that", "there", "here", "just", "well", "like",
+    }
+)  # fmt: skip
+
+
 def content_words(text: str) -> list[str]:
     """The words of ``text`` that are not listener talk and not a lone letter ("okay but what" → ["but", "what"])."""
     single = {p for p in BACKCHANNEL_PHRASES if " " not in p}
@@ -76,7 +87,18 @@ def is_interruption(text: str, voiced_ms: float, *, after_ms: float, min_words: 
     meaning = classify(text)
     if meaning == "stop" or voiced_ms >= after_ms:
         return True
-    return meaning == "words" and len(content_words(text)) >= min_words
+    said = content_words(text)
+    return meaning == "words" and len(said) >= min_words and any(w not in FUNCTION_WORDS for w in said)
 
 
-__all__ = ["BACKCHANNEL_PHRASES", "MIN_WORDS", "STOP_PHRASES", "Meaning", "classify", "content_words", "is_interruption", "words"]
+__all__ = [
+    "BACKCHANNEL_PHRASES",
+    "FUNCTION_WORDS",
+    "MIN_WORDS",
+    "STOP_PHRASES",
+    "Meaning",
+    "classify",
+    "content_words",
+    "is_interruption",
+    "words",
+]
