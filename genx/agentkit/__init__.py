@@ -20,7 +20,7 @@ calls, reopening; :mod:`.realtime_output`: heard text of a response, the player
 that truncates the provider's item); plus the turn data (:mod:`.turns`),
 the parts' device interfaces (:mod:`.ports`), the player's per-answer
 pull-through source (:mod:`.speaker`), per-answer TTS with segment recording
-(:mod:`.tts`), the spoken-only history and its word alignment (:mod:`.spoken`,
+(:mod:`.tts`), the spoken-only history and its word alignment (:mod:`.spoken`, :mod:`.prefix_match`, :mod:`.words`,
 :mod:`.history`), the conversation store (:mod:`.store`; its records and turn-id
 numbering in :mod:`.records`), per-turn metrics
 (:mod:`.metrics`), echo handling (:mod:`.echo`) and deterministic fakes for
