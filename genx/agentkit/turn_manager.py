@@ -53,6 +53,7 @@ from genx.agentkit.turns import Answer, SpeechRoute, Turn
 log = logging.getLogger("genx.agentkit.loop")
 
 BACKCHANNEL_PAUSE_MS = 600.0  # silence after speech over the answer that ends it as a backchannel
+UNFINISHED_PAUSE_MS = 1500.0  # ... when the end-of-turn detector judged its words unfinished (or has not judged yet)
 
 
 class AnswerPort(Protocol):
@@ -168,9 +169,9 @@ class TurnManager:
             return
         if _voiced_ms(route.turn) >= self._core.config.interrupt_after_ms:
             self._interrupt(c, f"{_voiced_ms(route.turn):.0f} ms of speech", wordless=not route.turn.heard_so_far())
-        elif route.pauses.quiet_ms >= BACKCHANNEL_PAUSE_MS and route.current is not None and route.current.provisional:
-            # it stopped short of an interruption, and the ASR has judged the words of the pause (the echo gate may
-            # pass real speech only in fragments: never dismiss before the words are known): the volume comes back now
+        elif route.pauses.quiet_ms >= _dismiss_pause_ms(route) and route.current is not None and route.current.provisional:
+            # it stopped short of an interruption, and the ASR has judged the words of the pause (never dismiss before
+            # the words are known): the volume comes back now
             self._dismiss(c, route.turn, route.turn.heard_so_far(route.current.provisional))
 
     def _interrupt(self, c: Candidate, why: str, *, wordless: bool = False) -> None:
@@ -375,6 +376,14 @@ class TurnManager:
             self.candidate = None
             self._answers.duck(False)
         return turn
+
+
+def _dismiss_pause_ms(route: SpeechRoute) -> float:
+    """The pause that ends speech over the answer as a backchannel: longer while the end-of-turn detector has not
+    found the words complete ("Quiet please, … I have a question" pauses at the comma)."""
+    if route.needs_verdict and route.pause_verdict is not True:
+        return UNFINISHED_PAUSE_MS
+    return BACKCHANNEL_PAUSE_MS
 
 
 def _voiced_ms(turn: Turn) -> float:

@@ -439,3 +439,41 @@ def test_speech_over_a_later_answer_is_judged_afresh_after_the_earlier_candidate
     tl.turns.voiced(r4)
     assert tl.answers.calls[-1] == ("cut", r3.turn.turn_id, "barge-in@14.0")
 
+
+
+def test_speech_over_the_answer_that_sounds_unfinished_at_a_pause_is_not_dismissed_until_a_longer_pause() -> None:
+    # "Quiet please, … I have a question": the comma pause must not end it as a backchannel
+    tl = Timeline(preemptive_generation=False, backchannel_ducking=True)
+    tl.answers.can_duck = True
+    ended: list[str] = []
+    tl.turns.on_dismissed = lambda turn: ended.append(turn.turn_id)
+    _speaking(tl)
+    tl.turns.admit_speech(3.0, "speech onset")
+    r2, u2 = tl.at(3.05).speech("v2")
+    r2.needs_verdict = True
+    u2.provisional = "Question."
+    r2.pause_verdict = False  # the detector: unfinished
+    r2.pauses.total_voiced_ms, r2.pauses.quiet_ms = 450.0, 700.0
+    tl.turns.voiced(r2)
+    assert ended == [] and tl.answers.calls[-1][0] == "duck"
+    r2.pauses.quiet_ms = 1500.0
+    tl.turns.voiced(r2)
+    assert ended == ["t2"] and tl.answers.calls[-1][0] == "unduck"
+
+
+def test_speech_over_the_answer_judged_complete_is_dismissed_at_the_short_pause() -> None:
+    tl = Timeline(preemptive_generation=False, backchannel_ducking=True)
+    tl.answers.can_duck = True
+    ended: list[str] = []
+    tl.turns.on_dismissed = lambda turn: ended.append(turn.turn_id)
+    _speaking(tl)
+    tl.turns.admit_speech(3.0, "speech onset")
+    r2, u2 = tl.at(3.05).speech("v2")
+    r2.needs_verdict = True
+    u2.provisional = "Okay."
+    r2.pauses.total_voiced_ms, r2.pauses.quiet_ms = 400.0, 600.0
+    tl.turns.voiced(r2)
+    assert ended == []  # no verdict yet
+    r2.pause_verdict = True
+    tl.turns.voiced(r2)
+    assert ended == ["t2"]
