@@ -18,8 +18,11 @@ from typing import Literal
 Meaning = Literal["empty", "backchannel", "stop", "words"]
 
 STOP_PHRASES = frozenset(
-    {"stop", "wait", "hold on", "hang on", "quiet", "be quiet", "shut up", "enough", "pause", "cancel", "never mind", "nevermind"}
-)
+    {
+        "stop", "wait", "hold on", "hang on", "quiet", "be quiet", "shut up", "enough", "pause", "cancel", "never mind",
+        "nevermind", "no no",
+    }
+)  # fmt: skip
 BACKCHANNEL_PHRASES = frozenset(
     {
         "mm", "mmm", "mhm", "mm hm", "mm hmm", "m hm", "hm", "hmm", "uh huh", "uh", "um", "ah", "aha", "oh", "ooh", "wow",
@@ -87,7 +90,7 @@ def is_interruption(text: str, voiced_ms: float, *, after_ms: float, min_words: 
     meaning = classify(text)
     if meaning == "stop" or voiced_ms >= after_ms:
         return True
-    said = content_words(text)
+    said = set(content_words(text))  # distinct: Whisper repeats what it makes of a murmur ("Amen. Amen.")
     return meaning == "words" and len(said) >= min_words and any(w not in FUNCTION_WORDS for w in said)
 
 

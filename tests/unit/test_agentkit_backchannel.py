@@ -56,7 +56,9 @@ def test_words_over_the_answer_are_classified_by_the_table(text: str, meaning: s
         ("M.M.A. Kim", 700, False),  # ... and for a robotic "mm-hm": one word that is not a lone letter
         ("Thank you.", 500, False),
         ("yeah but why", 500, True),  # two words that are not listener talk
-        ("and me", 500, False),  # ... but only words that carry nothing of their own (a murmured "mm-hm")
+        ("and me", 500, False),
+        ("Amen. Amen.", 600, False),  # the same odd word twice is still one
+        ("No, no.", 400, True),  # ... but only words that carry nothing of their own (a murmured "mm-hm")
     ],
 )
 def test_an_interruption_needs_a_stop_phrase_enough_words_or_enough_speech(text: str, voiced_ms: float, interrupts: bool) -> None:
