@@ -97,7 +97,7 @@ class LoopSettings(Spec):
     turn_text_incomplete: float = Field(default=0.01, gt=0.0, lt=1.0)  # ... unfinished at or below (between: Smart Turn)
     turn_audio_threshold: float = Field(default=0.5, gt=0.0, lt=1.0)  # Smart Turn's probability: complete at or above
     preemptive_generation: bool = True
-    backchannel_ducking: bool = False  # (opt-in) speech over the answer ducks it; "mm-hm", "okay" or a cough let it go on
+    backchannel_ducking: bool = True  # speech over the answer ducks it; "mm-hm", "okay" or a cough let it go on
     interrupt_after_ms: int = Field(default=1000, ge=200, le=5_000)  # ... this much speech (or a stop word) stops it
     wake_word: bool = False  # hands-free listens only after the wake phrase (then follow_up_s without it)
     wake_word_model: str = Field(default="hey_jarvis", min_length=1)  # okay_nabu, hey_jarvis, alexa, hey_mycroft or a .json path

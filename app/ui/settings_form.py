@@ -60,7 +60,7 @@ class FormValues:
     turn_detection: str = "smart-turn"  # or "silence"
     max_end_of_turn_ms: int = 2500
     turn_text_complete: float = 0.03
-    backchannel_ducking: bool = False
+    backchannel_ducking: bool = True
     wake_word: bool = False
     barge_in: bool = True
     echo_cancellation: bool = True

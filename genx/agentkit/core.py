@@ -48,7 +48,7 @@ class LoopConfig:
     reopen_turns: bool = True
     # hands-free speech while the answer is heard ducks it (duck_db) instead of stopping it: a backchannel or a
     # cough lets it go on; a stop word, other words, or interrupt_after_ms of voiced speech make it a barge-in
-    backchannel_ducking: bool = False  # opt-in: it misses real interruptions through the echo (bench/turn_taking.py set d)
+    backchannel_ducking: bool = True
     duck_db: float = -24.0
     interrupt_after_ms: int = 1000
     # a hands-free barge-in that no words follow (the ASR found none in it) within this long of the cut was a

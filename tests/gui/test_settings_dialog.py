@@ -210,11 +210,11 @@ def test_turn_taking_choices_are_shown_and_saved_only_where_the_user_changed_the
     cfg = tmp_path / "config.toml"
     d = dialog(aloop, qtbot, cfg)
     assert d.turn_combo.currentData() == "smart-turn"  # the default, shown
-    assert (d.max_wait_spin.value(), round(d.turn_threshold_spin.value(), 3), d.duck_check.isChecked()) == (2500, 0.03, False)
+    assert (d.max_wait_spin.value(), round(d.turn_threshold_spin.value(), 3), d.duck_check.isChecked()) == (2500, 0.03, True)
     d.turn_combo.setCurrentIndex(d.turn_combo.findData("silence"))
     d.max_wait_spin.setValue(1800)
     d.turn_threshold_spin.setValue(0.08)
-    d.duck_check.setChecked(True)
+    d.duck_check.setChecked(False)
     _save(aloop, d)
     assert d.error_label.isHidden(), d.error_label.text()
     s = load_settings(cfg)
@@ -222,7 +222,7 @@ def test_turn_taking_choices_are_shown_and_saved_only_where_the_user_changed_the
         "silence",
         1800,
         0.08,
-        True,
+        False,
     )
     assert "turn_check_ms" not in cfg.read_text()  # untouched defaults stay out of the file
 
