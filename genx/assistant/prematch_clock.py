@@ -77,6 +77,7 @@ def match_time(t: str) -> Intent | None:
 
 
 _DAY_WORDS = r"(?:day|date|day of the week|weekday|day of week|day of the month)"
+_YEAR = r"(?P<year> this year| next year)?"  # kept with the date: "christmas next year" is 2027
 _DATE_EXPR = r"(?P<date>in .+|.+ from (?:now|today)|.+ ago|tomorrow|yesterday|the day after tomorrow|the day before yesterday)"
 _DATE: list[tuple[re.Pattern[str], bool, bool]] = [  # (pattern, has a date group, the date must parse)
     (
@@ -98,13 +99,13 @@ _DATE: list[tuple[re.Pattern[str], bool, bool]] = [  # (pattern, has a date grou
     (
         _rx(
             rf"(?:what|which) {_DAY_WORDS} (?:is|was|will be|falls on|does|did|will|is it on|was it on) (?P<date>.+?)"
-            r"(?: fall on| fall| be on| be| land on| land| on| going to be| gonna be)?(?: this year)?"
+            r"(?: fall on| fall| be on| be| land on| land| on| going to be| gonna be)?" + _YEAR
         ),
         True,
         True,
     ),
-    (_rx(rf"(?:on )?(?:what|which) {_DAY_WORDS} (?:does|did|will) (?P<date>.+?) (?:fall|land|be)(?: on)?(?: this year)?"), True, False),
-    (_rx(rf"(?P<date>.+?) (?:is|was|will be|falls on) (?:on )?(?:what|which) {_DAY_WORDS}(?: this year)?"), True, True),
+    (_rx(rf"(?:on )?(?:what|which) {_DAY_WORDS} (?:does|did|will) (?P<date>.+?) (?:fall|land|be)(?: on)?{_YEAR}"), True, False),
+    (_rx(rf"(?P<date>.+?) (?:is|was|will be|falls on) (?:on )?(?:what|which) {_DAY_WORDS}{_YEAR}"), True, True),
     (
         _rx(
             r"how many (?:more )?(?:days|weeks|months|sleeps)"
@@ -131,7 +132,7 @@ _DATE: list[tuple[re.Pattern[str], bool, bool]] = [  # (pattern, has a date grou
     (_rx(r"how many days ago was (?P<date>.+?)"), True, False),
     (_rx(r"how many (?:days|weeks) (?:are )?(?:left|remaining) in (?:the |this )(?P<date>month|year)"), True, False),
     (_rx(r"how many (?:days|weeks) (?:are there |are left |is it )?between (?:now|today) and (?P<date>.+?)"), True, False),
-    (_rx(r"when(?:'s| is| was| will be) (?P<date>.+?)(?: this year| next year)?"), True, True),
+    (_rx(rf"when(?:'s| is| was| will be) (?P<date>.+?){_YEAR}"), True, True),
     (_rx(r"(?:what(?:'s| is) )?the date (?P<date>.+)"), True, True),
 ]
 
@@ -145,7 +146,7 @@ def match_date(t: str) -> Intent | None:
         m = rx.fullmatch(t)
         if not m:
             continue
-        when = m.group("date").strip(" ,") if has_date else ""
+        when = (m.group("date") + (m.groupdict().get("year") or "")).strip(" ,") if has_date else ""
         if when.lower() in ("month", "year"):
             when = f"the end of the {when.lower()}"
         if when.lower().startswith("in ") and not _is_date(when):

@@ -51,6 +51,12 @@ TIME = [
     ("give me the time in Karachi", {"place": "Karachi"}),
 ]
 DATES = [
+    ("how many days until Thanksgiving", {"date": "26 November 2026"}),
+    ("when is mother's day", {"date": "10 May 2026"}),
+    ("what day is Christmas this year", {"date": "25 December 2026"}),
+    ("when is easter next year", {"date": "28 March 2027"}),
+    ("what day does the fourth of july fall on this year", {"date": "4 July 2026"}),
+    ("how long until father's day", {"date": "21 June 2026"}),
     ("What day is the first of January next year?", {"date": "1 January 2027"}),
     ("how many days until the end of the year", {"date": "31 December"}),
     ("how many days left in the month", {"date": "31 March"}),
