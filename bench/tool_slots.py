@@ -23,6 +23,7 @@ from genx.errors import ToolFailure
 from genx.toolbox.calc import evaluate, normalise_expression
 from genx.toolbox.dates import parse_date
 from genx.toolbox.places import resolve_place
+from genx.toolbox.reminders.repeat import parse_repeat
 from genx.toolbox.reminders.when import parse_when
 from genx.toolbox.spans import parse_span
 from genx.toolbox.units import convert
@@ -96,6 +97,8 @@ def slot_ok(name: str, got: Any, want: Any) -> bool:
         return _parsed(lambda s: parse_span(s).add_to(NOW), got, want)
     if name in ("time", "when"):
         return _parsed(lambda s: parse_when(s, NOW).when, got, want)
+    if name == "repeat":
+        return _parsed(parse_repeat, got, want)
     return _words(str(got)) == _words(str(want))
 
 

@@ -7,6 +7,9 @@ where a phrasing leaves the split open ("remind me to buy milk at the shop at
 that names the tool outright ("set a timer for banana minutes") is claimed
 even when the value does not read, so the tool's own answer explains it.
 Spoken numbers become digits first ("five minute timer" → duration "5 minute").
+A repeat phrase ("every weekday", "on weekends", "every Monday", "daily at 7")
+is taken out of an alarm or reminder first and becomes the ``repeat`` slot
+(:func:`~genx.toolbox.reminders.repeat.split_repeat`, the tool's own reader).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from collections.abc import Callable
 from genx.assistant.intents import Intent
 from genx.assistant.slot_reads import reads
 from genx.toolbox.numwords import words_to_numbers
+from genx.toolbox.reminders.repeat import split_repeat
 
 __all__ = ["match_alarm", "match_cancel", "match_list", "match_reminder", "match_timer"]
 
@@ -41,7 +45,7 @@ _SET = (
 _ART = r"(?:a |an |the |my |new |one )?"
 _NAMED = r"(?:for|called|named|labelled|labeled|titled)"
 _QUANTITY = re.compile(r"\d|\b(?:an?|half|couple|quarter)\b|\b(?:sec|second|min|minute|hour|hr|h|m|s)s?\b", re.IGNORECASE)
-_BAD_LABEL = re.compile(r"^(?:new|quick|another|second|the|a|an|my|kitchen timer|timer)$", re.IGNORECASE)
+_BAD_LABEL = re.compile(r"^(?:new|quick|another|second|the|a|an|my|kitchen timer|timer|recurring|repeating)$", re.IGNORECASE)
 
 
 def _label(text: str) -> str:
@@ -117,7 +121,19 @@ def _time(text: str) -> str:
     return re.sub(r"^(?:at|for)\s+", "", text.strip(" ,"), flags=re.IGNORECASE)
 
 
+def _repeating(match: Callable[[str], Intent | None], t: str) -> Intent | None:
+    """``match`` on ``t`` without its repeat phrase ("every weekday", "on Mondays"), the repeat added as a slot."""
+    rest, repeat = split_repeat(words_to_numbers(t))
+    if repeat is None or (intent := match(rest)) is None:
+        return None
+    return Intent(intent.tool, {**intent.arguments, "repeat": repeat.value})
+
+
 def match_alarm(t: str) -> Intent | None:
+    return _repeating(_match_alarm, t) or _match_alarm(t)
+
+
+def _match_alarm(t: str) -> Intent | None:
     n = words_to_numbers(t)
     if m := _ALARM_AFTER.fullmatch(n):
         rest = m["rest"].strip()
@@ -166,6 +182,10 @@ _WHEN_FIRST = _rx(r"(?P<when>.+?),? (?:please |can you |could you )?remind me (?
 
 
 def match_reminder(t: str) -> Intent | None:
+    return _repeating(_match_reminder, t) or _match_reminder(t)
+
+
+def _match_reminder(t: str) -> Intent | None:
     n = words_to_numbers(t)
     if (first := _WHEN_FIRST.fullmatch(n)) and (when := _moment(first["when"])) is not None:  # "in 20 minutes remind me to …"
         return Intent("set_reminder", {"text": _reminder_text(first["body"]), "when": when})

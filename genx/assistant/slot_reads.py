@@ -1,7 +1,7 @@
 """Does a slot value read with its tool's own parser? One check for the pre-match and the model fallback.
 
 :func:`reads` parses ``value`` the way the tool that takes slot ``name`` will
-(a place's time zone, a length of time, a moment, a date, arithmetic, a number)
+(a place's time zone, a length of time, a moment, a date, arithmetic, a number, a repeat)
 and says whether it worked; only whether the words read matters, so dates and
 moments are read against a fixed day. Slots it does not know always read.
 """
@@ -16,6 +16,7 @@ from genx.toolbox.calc import evaluate, normalise_expression
 from genx.toolbox.dates import parse_date
 from genx.toolbox.numwords import parse_number
 from genx.toolbox.places import resolve_place
+from genx.toolbox.reminders.repeat import parse_repeat
 from genx.toolbox.reminders.when import parse_when
 from genx.toolbox.spans import parse_span
 from genx.toolbox.units import convert
@@ -35,6 +36,8 @@ def _parse(name: str, value: object) -> bool:
         parse_when(s, _NOW)
     elif name in ("date", "from_date"):
         parse_date(s, _NOW.date())
+    elif name == "repeat":
+        return parse_repeat(s) is not None
     elif name == "offset":
         parse_span(s)
     elif name == "expression":

@@ -208,6 +208,12 @@ TIMERS = [
     ("set a timer for 90 secs", {"duration": "90 seconds"}),
 ]
 ALARMS = [
+    ("set an alarm for 6:30 am every weekday", {"time": "6:30 am", "repeat": "weekdays"}),
+    ("wake me up every morning at 7", {"time": "7 am", "repeat": "daily"}),
+    ("set a daily alarm for 7 am", {"time": "7 am", "repeat": "daily"}),
+    ("alarm at 9 am on weekends", {"time": "9 am", "repeat": "weekends"}),
+    ("set an alarm for 8 am every Monday", {"time": "Monday 8 am", "repeat": "weekly"}),
+    ("set a weekday alarm for 6:15 am", {"time": "6:15 am", "repeat": "weekdays"}),
     ("get me up at half six", {"time": "6:30"}),
     ("Set an alarm for 7:30 a.m.", {"time": "7:30 am"}),
     ("set alarm 6 am", {"time": "6 am"}),
@@ -230,6 +236,10 @@ ALARMS = [
     ("set an alarm for Saturday at 10", {"time": "Saturday at 10"}),
 ]
 REMINDERS = [
+    ("remind me to take my pills every day at 9 pm", {"text": "take my pills", "when": "9 pm", "repeat": "daily"}),
+    ("remind me every Monday to take out the trash", {"text": "take out the trash", "when": "Monday", "repeat": "weekly"}),
+    ("every evening at 10 remind me to lock the door", {"text": "lock the door", "when": "10 pm", "repeat": "daily"}),
+    ("remind me to take my daily vitamins at 9 pm", {"text": "take my daily vitamins", "when": "9 pm"}),
     ("reminder to buy eggs tomorrow", {"text": "buy eggs", "when": "tomorrow"}),
     ("remind me at 6 to call mom", {"text": "call mom", "when": "6"}),
     ("remind me next week to renew my license", {"text": "renew my license", "when": "next week"}),
