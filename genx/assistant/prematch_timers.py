@@ -252,7 +252,19 @@ def match_list(t: str) -> Intent | None:
     return Intent("list_timers", {}) if any(rx.fullmatch(t) for rx in _LIST) else None
 
 
+#: "cancel it", "never mind": no item named; the tool takes the only one or the one just set, else asks which.
+_CANCEL_IT = _rx(
+    r"(?:(?:ok |okay |oh |actually |no )?(?:cancel|delete|remove|scrap|undo|call off|drop|kill) (?:it|that|this|that one|this one)"
+    r"(?: please| now| actually)?|never ?mind(?: that| it)?)"
+)
+_CANCEL_LAST = _rx(r"(?:cancel|delete|remove|scrap|undo|drop|kill|stop) (?P<which>the (?:last|latest|most recent) one)")
+
+
 def match_cancel(t: str) -> Intent | None:
+    if _CANCEL_IT.fullmatch(t):
+        return Intent("cancel_timer", {})
+    if m := _CANCEL_LAST.fullmatch(t):
+        return Intent("cancel_timer", {"which": m["which"]})
     for rx in _CANCEL:
         if m := rx.fullmatch(words_to_numbers(t)):
             return Intent("cancel_timer", {"which": re.sub(r"\bnumber (?=\d)", "", m["which"]).strip()})

@@ -17,7 +17,7 @@ from datetime import datetime, tzinfo
 from genx.errors import ToolFailure
 from genx.toolbox.clock import Clock, local_zone, now_in, wall_clock_ms
 from genx.toolbox.dates import spoken_date
-from genx.toolbox.numwords import words_to_numbers
+from genx.toolbox.reminders.choose import NoMatch, Unclear, choose
 from genx.toolbox.reminders.repeat import Repeat, first_on_or_after, next_after, parse_repeat, split_repeat, spoken_repeat
 from genx.toolbox.reminders.scheduler import OnFire, ReminderScheduler
 from genx.toolbox.reminders.store import Kind, Reminder, ReminderStore
@@ -77,12 +77,12 @@ class Reminders:
         items = self.store.pending()
         if not items:
             raise ToolFailure("There are no timers, alarms or reminders to cancel.")
-        chosen = _choose(items, which)
-        if not chosen:
-            listed = "; ".join(self.describe(i) for i in items)
-            if which.strip():
-                raise ToolFailure(f"I found nothing matching {which.strip()!r} to cancel. You have: {listed}.")
-            raise ToolFailure(f"Which one? You have: {listed}.")
+        try:
+            chosen = choose(items, which, self.now())
+        except Unclear as e:
+            raise ToolFailure(f"Which one? You have: {'; '.join(self.describe(i) for i in e.items)}.") from None
+        except NoMatch as e:
+            raise ToolFailure(f"{e} You have: {'; '.join(self.describe(i) for i in items)}.") from None
         return self.store.remove(*(i.id for i in chosen))
 
     def describe(self, item: Reminder) -> str:
@@ -160,10 +160,10 @@ class Reminders:
             return f"You have {len(items)}: " + "; ".join(self.describe(i) for i in items) + "."
 
         def cancel_timer(which: str = "") -> str:
-            """Cancel timers, alarms or reminders.
+            """Cancel timers, alarms or reminders (a repeating one with its whole series).
 
             Args:
-                which: its number ("2"), its name ("pasta"), a kind ("the alarm"), or "all"; empty when there is only one.
+                which: its number ("2"), name ("pasta"), kind ("the alarm"), time ("7 am"), "all"; empty for the one just set.
             """
             gone = self.cancel(which)
             return "Cancelled " + "; ".join(describe(i, self.now(), hours24=self.hours24, future=False) for i in gone) + "."
@@ -226,35 +226,3 @@ def describe(item: Reminder, now: datetime, *, hours24: bool = False, future: bo
 def _about(label: str) -> str:
     """``to call my sister``, ``about the dentist``, ``that the oven is on``."""
     return label if re.match(r"(?:about|that|of)\b", label, flags=re.IGNORECASE) else f"to {label}"
-
-
-_KIND_WORDS = {
-    "timer": Kind.TIMER,
-    "timers": Kind.TIMER,
-    "alarm": Kind.ALARM,
-    "alarms": Kind.ALARM,
-    "reminder": Kind.REMINDER,
-    "reminders": Kind.REMINDER,
-}
-
-
-def _choose(items: list[Reminder], which: str) -> list[Reminder]:
-    """The items ``which`` names: all, a number, a kind, a label word; the only one when empty."""
-    w = re.sub(r"\b(?:the|my|a|an|please|cancel|stop|delete|remove|for|called|named|number)\b", " ", words_to_numbers(which.lower()))
-    w = re.sub(r"\s+", " ", w).strip(" .?!")
-    if not w:
-        return items if len(items) == 1 else []
-    if w in ("all", "everything", "all of them", "all timers", "all alarms", "all reminders"):
-        kind = _KIND_WORDS.get(w.split()[-1]) if w.startswith("all ") else None
-        return [i for i in items if kind is None or i.kind is kind]
-    if m := re.fullmatch(r"(?:(timer|alarm|reminder)s? )?(\d+)", w):
-        return [i for i in items if i.id == int(m[2]) and (m[1] is None or i.kind.value == m[1])]
-    words = w.split()
-    kind = next((_KIND_WORDS[x] for x in words if x in _KIND_WORDS), None)
-    rest = [x for x in words if x not in _KIND_WORDS]
-    pool = [i for i in items if kind is None or i.kind is kind]
-    if rest:
-        pool = [i for i in pool if all(x in i.label.lower() for x in rest)]
-    elif len(pool) != 1:
-        return []  # "the timer" with several timers: ask which
-    return pool
