@@ -20,7 +20,7 @@ from collections.abc import Callable
 from genx.assistant.intents import Intent
 from genx.assistant.slot_reads import reads
 from genx.toolbox.numwords import words_to_numbers
-from genx.toolbox.reminders.repeat import split_repeat
+from genx.toolbox.reminders.repeat import has_repeat_words, split_repeat
 
 __all__ = ["match_alarm", "match_cancel", "match_list", "match_reminder", "match_timer"]
 
@@ -123,6 +123,8 @@ def _time(text: str) -> str:
 
 def _repeating(match: Callable[[str], Intent | None], t: str) -> Intent | None:
     """``match`` on ``t`` without its repeat phrase ("every weekday", "on Mondays"), the repeat added as a slot."""
+    if not has_repeat_words(t):
+        return None
     rest, repeat = split_repeat(words_to_numbers(t))
     if repeat is None or (intent := match(rest)) is None:
         return None

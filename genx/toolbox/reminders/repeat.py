@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from genx.errors import ToolFailure
 from genx.toolbox.dates import WEEKDAY_NAMES
 
-__all__ = ["Repeat", "first_on_or_after", "next_after", "parse_repeat", "split_repeat", "spoken_repeat"]
+__all__ = ["Repeat", "first_on_or_after", "has_repeat_words", "next_after", "parse_repeat", "split_repeat", "spoken_repeat"]
 
 
 class Repeat(enum.StrEnum):
@@ -125,6 +125,17 @@ _PHRASES: tuple[tuple[re.Pattern[str], Repeat], ...] = tuple(
 )
 
 
+_CUE = re.compile(
+    r"every|each|daily|weekly|week|work ?day|business|(?:day|sun|satur)s\b|saturday|monday (?:to|through|thru|till|until) friday",
+    re.IGNORECASE,
+)
+
+
+def has_repeat_words(text: str) -> bool:
+    """A fast "no": without these words ``text`` has no repeat phrase."""
+    return _CUE.search(text) is not None
+
+
 def split_repeat(text: str, *, anchored: bool = False) -> tuple[str, Repeat | None]:
     """``text`` without its repeat phrase, and the repeat ("every weekday at 6:30" → ("at 6:30", weekdays)).
 
@@ -132,6 +143,8 @@ def split_repeat(text: str, *, anchored: bool = False) -> tuple[str, Repeat | No
     "every morning at 7" → "in the morning at 7", daily); "daily" and "weekly" only before a time or at the end. ``anchored``:
     only a phrase at the start or the end counts (a reminder's text keeps "take my daily vitamins").
     """
+    if not has_repeat_words(text):
+        return text, None
     for rx, repeat in _PHRASES:
         for m in rx.finditer(text):
             start, end = m.span()
