@@ -5,7 +5,7 @@ opening them with rate/channel negotiation and soxr resampling, the microphone
 capture that turns PortAudio blocks into a genx Stream of ``audio/L16`` chunks
 (:mod:`app.audio.capture`), the pull-based player that plays genx audio routes
 and reports how many samples of each route reached the device
-(:mod:`app.audio.player`), reopening a device that vanished or standing the default in for it
+(:mod:`app.audio.player`, its parts in ``app.audio.player_*``), reopening a device that vanished or standing the default in for it
 (:mod:`app.audio.link`, its events in :mod:`app.audio.events`), the devices there are now
 (:mod:`app.audio.fresh`, a child process's scan),
 the typed errors of all that (:mod:`app.audio.errors`), ``parley --list-devices``

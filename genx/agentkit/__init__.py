@@ -24,7 +24,8 @@ pull-through source (:mod:`.speaker`), per-answer TTS with segment recording
 :mod:`.history`), the conversation store (:mod:`.store`; its records and turn-id
 numbering in :mod:`.records`), per-turn metrics
 (:mod:`.metrics`), echo handling (:mod:`.echo`) and deterministic fakes for
-tests and UI work (:mod:`.testing`).
+tests and UI work (:mod:`.testing`: the ``Rig``; the stand-ins in :mod:`.testing_input`,
+:mod:`.testing_asr`, :mod:`.testing_generator`, :mod:`.testing_output`).
 
 Does not own: audio devices (``app.audio``'s Capture / Player fit the ports),
 the window (``app.ui``), building the stack from settings (``app.headless``),

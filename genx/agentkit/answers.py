@@ -147,6 +147,8 @@ class AnswerRunner:
         db = self._core.config.duck_db
         player.duck(db if on else None)
         self._heard.far_gain = float(10.0 ** (min(0.0, db) / 20.0)) if on else 1.0
+        if on != self.ducked:
+            self._mic.user_over_answer(on)
         self.ducked = on
         return True
 

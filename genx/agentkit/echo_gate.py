@@ -68,6 +68,10 @@ class EchoGate:
     only once that much later audio was processed without :meth:`forget_recent`
     (which the loop calls on a barge-in). So the user's own barge-in never teaches
     the gate that speech is echo, while echo bursts that did not interrupt do.
+    Speech over a ducked answer is not a barge-in (yet) but it is the user too:
+    :meth:`hold_learning` stops learning while it lasts, or the gate would learn
+    the user as echo within ``confirm_s`` and then silence the rest of the
+    interruption and every later onset.
     """
 
     __slots__ = (
@@ -151,6 +155,11 @@ class EchoGate:
         """
         self._pending.clear()
         self._hold_until = self._last_t + hold
+
+    def hold_learning(self, on: bool, hold: float = 0.6) -> None:
+        """Learn nothing from now on (``on``: the user talks over the answer), or again ``hold`` seconds from now."""
+        self._pending.clear()
+        self._hold_until = math.inf if on else self._last_t + hold
 
     def _learn(self, now: float) -> None:
         pend = self._pending

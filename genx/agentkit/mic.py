@@ -122,6 +122,11 @@ class MicFrontEnd:
         if self._gate is not None:
             self._gate.forget_recent()
 
+    def user_over_answer(self, on: bool) -> None:
+        """The user talks over the answer without (yet) cutting it (ducked): that audio is not echo either."""
+        if self._gate is not None:
+            self._gate.hold_learning(on)
+
     def truncate_far(self, t: float) -> None:
         """Audio scheduled after ``t`` was discarded: it will never be heard, so it is no echo source."""
         for fe in self.far_ends:

@@ -128,3 +128,25 @@ async def test_long_speech_over_the_answer_is_an_interruption_and_the_answer_is_
     assert rig.player.ducks[-1][1] is None  # the next answer plays at full volume
     assert bi.latency_ms < 1500  # cut within the speech, before its transcript
     await rig.stop()
+
+
+async def test_long_speech_over_a_ducked_answer_is_not_learned_as_echo_and_still_interrupts() -> None:
+    # The gate learns the echo level from what the microphone hears while the answer plays. Speech over a
+    # ducked answer is not a barge-in yet: if the gate learned it as echo (after its confirm delay), it would
+    # silence the rest of the interruption, which then never reaches interrupt_after_ms, and later onsets too.
+    gate = EchoGate(FarEndTimeline(keep=10.0))
+    rig = await _rig(
+        speech=[(0.5, 1.5), (4.0, 6.0)],
+        transcripts=["tell me a story", "mm-hm"],  # words that alone are no interruption: 2 s of speech is
+        replies=[STORY, Reply([(0.1, "Go on?")])],
+        echo_gate=gate,
+    )
+    await rig.run_until(3.9)
+    learned = gate.offset_db
+    await rig.run_until(12.0)
+    assert len(rig.of(BargeIn)) == 1, "the interruption was not caught"
+    assert rig.of(SpeechDismissed) == []
+    assert gate.offset_db <= learned + 3.0, (learned, gate.offset_db)  # the user's speech was not taken for echo
+    done = rig.of(AssistantDone)
+    assert done[0].interrupted and done[1].text == "Go on?"
+    await rig.stop()

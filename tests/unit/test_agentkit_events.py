@@ -309,3 +309,20 @@ def test_far_end_truncate_forgets_audio_that_playback_discarded() -> None:
     tl.truncate(1.05)
     x = tl.read(1.0, 1600)
     assert (x[:800] == 5).all() and not x[800:].any()
+
+
+def test_echo_gate_learns_nothing_while_held_and_learns_the_echo_again_after() -> None:
+    from genx.agentkit.echo import EchoGate
+
+    far_sig = np.tile(_speech_16k(), 3)
+    tl = _far_timeline(far_sig, 0.0)
+    gate = EchoGate(tl, confirm_s=0.4)
+    _gate_run(gate, tl, (far_sig[: 16000 * 3] * 0.3).astype(np.int16), 0.0)  # the echo, about -10 dB
+    before = gate.offset_db
+    gate.hold_learning(True)  # the user talks over the (ducked) answer for 2 s, +10 dB over the far end
+    loud = (far_sig[16000 * 3 : 16000 * 5].astype(np.int32) * 3).clip(-32768, 32767).astype(np.int16)
+    _gate_run(gate, tl, loud, 3.0)
+    assert gate.offset_db == pytest.approx(before, abs=1.0)
+    gate.hold_learning(False)
+    _gate_run(gate, tl, (far_sig[16000 * 5 : 16000 * 7] * 0.9).astype(np.int16), 5.0)  # a louder echo, -1 dB
+    assert gate.offset_db > before + 5.0  # learning is back: the new echo level is learned

@@ -13,6 +13,7 @@ from app.audio.link import AudioEvent
 from app.audio.pcm import l16_mime
 from app.audio.player import PlayedPosition, Player
 from genx.chunk import MessageChunk
+from genx.deadline import within
 from genx.stream import StreamBuilder
 
 RATE = 16000
@@ -540,3 +541,41 @@ async def test_a_device_that_takes_long_to_abort_counts_what_it_played_until_it_
     assert dev.aborts == 1
     assert result["r1"].samples_played == 6 * BLOCK
     assert result["r1"].samples_heard == round(4.5 * BLOCK)  # 50 ms + 40 ms at 20 ms a block
+
+
+@pytest.mark.timeout(20)
+async def test_a_stream_queued_while_the_last_one_plays_out_its_tail_does_not_spin_the_event_loop() -> None:
+    # The old feeder plays out r1 (its stream ended without EOS; the resampler's tail and the end marker still
+    # wait for room) when the next stream's route r2 opens with a BOS and no audio yet: the play-out must wait
+    # for r1 only, and yield, not spin on r2 that it cannot move.
+    p, _, dev = await started_player()
+    src = l16_mime(22050)
+    a = StreamBuilder()
+    a.push(MessageChunk.bos("r1", None))
+    a.push_many([MessageChunk.blob(src, ramp(148), stream_id="r1") for _ in range(6)])
+    a.done()
+    p.play(a.stream)
+    await settle()
+    for _ in range(30):
+        if p._playing_out and any(not r.marker_queued for r in p._routes.values() if not r.ended):
+            break
+        dev.pump()
+        await settle()
+    else:
+        pytest.fail("the play-out never waited for room (the case this test is about)")
+    b = StreamBuilder()
+    b.push(MessageChunk.bos("r2", None))
+    p.play(b.stream)  # the next answer's route opens before its first audio
+    for _ in range(8):
+        dev.pump()
+        await settle()  # (before the fix, this never returned: the old feeder spun without awaiting)
+    second = ramp(BLOCK * 2, start=7000)
+    b.push_many(route("r2", second)[1:])
+    b.done()
+    out = b""
+    for _ in range(8):
+        await settle()
+        out += dev.pump()
+    await within(p.drain(), 2)
+    assert second in out
+    await p.close()
