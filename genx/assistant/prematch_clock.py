@@ -42,6 +42,8 @@ _TIME = [
     _rx(rf"(?:in {_PLACE}[, ]+)what time is it{_NOW}"),
     _rx(rf"{_PLACE} (?:local )?time{_NOW}"),
 ]
+#: Loose phrasings: claimed only for a place with a known zone ("is it morning in Seoul"; "is it night in Narnia" is not).
+_TIME_OF_PLACE = [_rx(rf"is it (?:morning|afternoon|evening|night|night ?time|day ?time) {_IN} {_PLACE}{_NOW}")]
 _HERE = re.compile(
     r"(?:here|home|my (?:place|city|time ?zone|location|area)|the morning|the evening|this place|you|the moment|present)",
     re.IGNORECASE,
@@ -62,6 +64,21 @@ def _is_place(text: str) -> bool:
     return reads("place", text)
 
 
+_CLAUSE = re.compile(r"(?:i|i'm|im|we|we're|because|cause|so|since|as|and|my|our|where|for)\b", re.IGNORECASE)
+
+
+def _place_before_clause(place: str) -> str:
+    """"vancouver i want to call my brother" → "vancouver": the longest start that is a place, when a clause follows."""
+    if reads("place", place):
+        return place
+    words = place.split()
+    for cut in range(min(len(words) - 1, 4), 0, -1):
+        head, rest = " ".join(words[:cut]).strip(" ,"), " ".join(words[cut:])
+        if _CLAUSE.match(rest) and reads("place", head):
+            return head
+    return place
+
+
 def match_time(t: str) -> Intent | None:
     for i, rx in enumerate(_TIME):
         m = rx.fullmatch(t)
@@ -72,12 +89,16 @@ def match_time(t: str) -> Intent | None:
             continue  # "<place> time" only for a place we know ("Tokyo time"; "dinner time" is not one)
         if _HERE.fullmatch(place):
             place = ""
-        return Intent("current_time", {"place": place} if place else {})
+        return Intent("current_time", {"place": _place_before_clause(place)} if place else {})
+    for rx in _TIME_OF_PLACE:
+        if (m := rx.fullmatch(t)) and _is_place(place := m["place"].strip(" ,")):
+            return Intent("current_time", {"place": place})
     return None
 
 
 _DAY_WORDS = r"(?:day|date|day of the week|weekday|day of week|day of the month)"
 _YEAR = r"(?P<year> this year| next year)?"  # kept with the date: "christmas next year" is 2027
+_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|weekend)"
 _DATE_EXPR = r"(?P<date>in .+|.+ from (?:now|today)|.+ ago|tomorrow|yesterday|the day after tomorrow|the day before yesterday)"
 _DATE: list[tuple[re.Pattern[str], bool, bool]] = [  # (pattern, has a date group, the date must parse)
     (
@@ -132,13 +153,36 @@ _DATE: list[tuple[re.Pattern[str], bool, bool]] = [  # (pattern, has a date grou
     (_rx(r"how many days ago was (?P<date>.+?)"), True, False),
     (_rx(r"how many (?:days|weeks) (?:are )?(?:left|remaining) in (?:the |this )(?P<date>month|year)"), True, False),
     (_rx(r"how many (?:days|weeks) (?:are there |are left |is it )?between (?:now|today) and (?P<date>.+?)"), True, False),
+    (
+        _rx(
+            r"how many (?:days|weeks|months) (?:are there |are |is it |is there )?(?:between|from) (?P<from>.+?) "
+            r"(?:and|to|until|till) (?P<date>.+?)"
+        ),
+        True,
+        True,
+    ),
     (_rx(rf"when(?:'s| is| was| will be) (?P<date>.+?){_YEAR}"), True, True),
-    (_rx(r"(?:what(?:'s| is) )?the date (?P<date>.+)"), True, True),
+    (_rx(r"(?:what(?:'s| is| was) )?the date (?P<date>.+)"), True, True),
+    (_rx(rf"(?:is|was|will) (?P<date>.+?) (?:be )?(?:a|on a) {_WEEKDAY}{_YEAR}"), True, True),
 ]
 
 
 def _is_date(text: str) -> bool:
     return reads("date", text)
+
+
+_OFFSET = _rx(r"(?P<offset>.+?) (?P<way>from|after|before) (?P<date>.+)")
+_EVENT = _rx(r"(?:my|our|his|her|their|the) [a-z' ]+? (?:on|is on|which is on|falls on|is|,) (?P<date>.+)")
+
+
+def _date_args(when: str) -> dict[str, str]:
+    """The slots of a date: "2 weeks from Friday" → date + offset; "my birthday on 12 August" → the date alone."""
+    if (m := _OFFSET.fullmatch(when)) and m["date"].lower() not in ("now", "today") and reads("offset", m["offset"]):
+        if _is_date(m["date"]) and not re.search(r"\d{4}", m["offset"]):
+            return {"date": m["date"], "offset": m["offset"] + (" before" if m["way"].lower() == "before" else "")}
+    if not _is_date(when) and (m := _EVENT.fullmatch(when)) and _is_date(m["date"]):
+        return {"date": m["date"]}
+    return {"date": when} if when else {}
 
 
 def match_date(t: str) -> Intent | None:
@@ -147,15 +191,22 @@ def match_date(t: str) -> Intent | None:
         if not m:
             continue
         when = (m.group("date") + (m.groupdict().get("year") or "")).strip(" ,") if has_date else ""
+        since = (m.groupdict().get("from") or "").strip(" ,")
+        if since:
+            if since.lower() not in ("now", "today") and not _is_date(since):
+                continue
+            if since.lower() not in ("now", "today"):
+                return Intent("date_info", {**_date_args(when), "from_date": since})
         if when.lower() in ("month", "year"):
             when = f"the end of the {when.lower()}"
         if when.lower().startswith("in ") and not _is_date(when):
             if _is_place(when[3:]):  # "what day is it in Tokyo": the clock there says
                 return Intent("current_time", {"place": when[3:].strip()})
             continue
-        if when and must_parse and not _is_date(when):
+        args = _date_args(when)
+        if when and must_parse and "offset" not in args and not _is_date(args["date"]):
             continue
         if when.lower() in ("it", "today", "this", "today's date", "now"):
-            when = ""
-        return Intent("date_info", {"date": when} if when else {})
+            args = {}
+        return Intent("date_info", args)
     return None

@@ -46,6 +46,11 @@ _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied 
     (_rx(r"\b(?:take|subtract) (\d+(?:\.\d+)?) (?:away )?from (\d+(?:\.\d+)?)"), r"\2 - \1"),
     (_rx(r"\b(\d+(?:\.\d+)?) (?:take away|less) (\d+(?:\.\d+)?)"), r"\1 - \2"),
     (_rx(r"\b(?:add|sum) (\d+(?:\.\d+)?) (?:and|plus|to|with) (\d+(?:\.\d+)?)"), r"\1 + \2"),
+    (_rx(r"^(?:if )?(?:we|i|you|they) (?:split|share|divide) (.+?) (?:between|among|by|into) (\d+)"
+         r"(?: people| persons| ways| friends| of us)?,? how much (?:does|do|will|would|should) (?:each|every)"
+         r"(?: one| person| of us| of them| one of us)? (?:pay|get|owe|have|be|cost)"),
+     r"\1 / \2"),
+
     (_rx(r"\bdivide (\d+(?:\.\d+)?) (?:by|into) (\d+(?:\.\d+)?)"), r"\1 / \2"),
     (_rx(r"\b(\d+(?:\.\d+)?) (?:divided into|split (?:into|between|among|by)|shared (?:between|among|by)) (\d+(?:\.\d+)?)"), r"\1 / \2"),
     (_rx(r"\b(\d+) factorial\b"), r"factorial(\1)"),
@@ -63,9 +68,17 @@ _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied 
 _OPERATOR = re.compile(r"[-+*/%]|\b(?:sqrt|cbrt|factorial|log|ln|sin|cos|tan)\b")
 
 
+_NUMBER_LIST = _rx(r"\b(?:add(?: up)?|sum(?: up)?|total(?: up)?|the (?:sum|total) of) ((?:\d+(?:\.\d+)?,? )+and \d+(?:\.\d+)?)$")
+
+
+def _list_sum(m: re.Match[str]) -> str:
+    return " + ".join(re.findall(r"\d+(?:\.\d+)?", m[1]))
+
+
 def _arithmetic(t: str) -> str:
     """The arithmetic part of ``t``, numberised, with our extra spoken forms rewritten ("double 21" → "2 * 21")."""
     s = words_to_numbers(t.lower())
+    s = _NUMBER_LIST.sub(_list_sum, s)  # "add up 48, 67 and 125"
     s = _CALC_TAIL.sub("", _CALC_LEAD.sub("", s)).strip(" ,?")
     s = re.sub(r"^(?:is|the) ", "", s)
     for rx, repl in _SPOKEN:

@@ -64,6 +64,11 @@ def _split_named(rest: str, ok: Callable[[str], bool]) -> tuple[str, str] | None
     first = re.fullmatch(rf"{_NAMED} (?P<label>.+?) (?:for|at|of|to) (?P<value>.+)", rest, re.IGNORECASE)
     if first and ok(first["value"]):
         return first["value"], _label(first["label"])
+    parts = re.split(r"[?.!;] +", rest, maxsplit=1)  # "for the eggs? 7 minutes": two sentences, a name and a value
+    if len(parts) == 2:
+        for value, label in (parts, parts[::-1]):
+            if ok(value) and len(label.split()) <= 4 and not ok(label):
+                return value, _label(re.sub(rf"^{_NAMED} ", "", label.strip(" ,"), flags=re.IGNORECASE))
     return None
 
 
@@ -75,7 +80,9 @@ _TIMER_AFTER = _rx(
     rf"(?:{_SET})?{_ART}(?:(?P<label>[a-z]+) )?(?:timer|countdown|count down)"
     r"(?: for| from| of| to| at| on for| going for| lasting| that lasts)? (?P<rest>.+)"
 )
-_TIMER_BEFORE = _rx(rf"(?:{_SET})?(?:a |an |one )?(?P<before>.+?) (?:timer|countdown)(?: (?:{_NAMED}) (?P<label>.+))?")
+_TIMER_BEFORE = _rx(rf"(?:{_SET})?(?:a |an |one )?(?P<before>.+?) (?:timer|countdown)(?: on| going)?(?: (?:{_NAMED}) (?P<label>.+))?")
+_TENS_SECOND = _rx(r"\b(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[ -]second\b(?= timer| countdown| count)")
+_TIME_FOR = _rx(r"time (?P<rest>.+)")  # "time 3 minutes for my tea": the value must read
 _TIMER_OTHER = [
     _rx(r"(?:time me|count ?down|count me down)(?: from| for)? (?P<duration>.+)"),
     _rx(r"(?:tell me|let me know|alert me|ping me|buzz me|notify me|remind me|beep|call me|nudge me) (?:in|after) (?P<duration>.+?)"),
@@ -84,6 +91,7 @@ _TIMER_OTHER = [
 
 
 def match_timer(t: str) -> Intent | None:
+    t = _TENS_SECOND.sub(r"\1 seconds", t)  # "a ninety second timer" is not the 92nd timer
     n = re.sub(r"(\d)-(?=[a-z])", r"\1 ", words_to_numbers(t))  # "a 20-minute timer"
     if m := _TIMER_AFTER.fullmatch(n):
         rest = re.sub(r"^(\d+(?:\.\d+)?)$", r"\1 minutes", m["rest"].strip())  # "a timer for 5": minutes
@@ -102,6 +110,8 @@ def match_timer(t: str) -> Intent | None:
     for rx in _TIMER_OTHER:
         if (m := rx.fullmatch(n)) and _is_span(m["duration"]):
             return Intent("set_timer", {"duration": m["duration"].strip()})
+    if (m := _TIME_FOR.fullmatch(n)) and (split := _split_named(m["rest"], _is_span)) is not None:
+        return Intent("set_timer", _args("duration", split[0], split[1]))
     return None
 
 
@@ -111,6 +121,10 @@ _ALARM_AFTER = _rx(
 )
 _ALARM_BEFORE = _rx(rf"(?:{_SET})?(?:an |a )?(?P<time>.+?) alarm(?: (?:{_NAMED}) (?P<label>.+))?")
 _WAKE = [
+    _rx(
+        r"(?:i (?:have|need|got|want) to|i must|i've got to|i gotta|i'll need to) (?:be up|get up|wake up|be awake)(?: at| by)? "
+        r"(?P<time>.+?),? (?:so )?(?:(?:please|can you|could you) )?(?:set|make|put|give me) (?:an |my |the |me an )?alarm"
+    ),
     _rx(r"(?:wake|get) me(?: up)?(?: at| by| for)? (?P<time>.+)"),
     _rx(r"(?:i (?:need|want|have|got) to )?(?:wake|get) up (?:at|by) (?P<time>.+)"),
     _rx(r"(?:i need a |give me a )?wake ?up call (?:at |for )?(?P<time>.+)"),
@@ -149,8 +163,22 @@ def _match_alarm(t: str) -> Intent | None:
         return Intent("set_alarm", _args("time", _time(m["time"]), _label(m["label"] or "")))
     for rx in _WAKE:
         if (m := rx.fullmatch(n)) and _is_when(m["time"]):
-            return Intent("set_alarm", {"time": _time(m["time"])})
+            return Intent("set_alarm", {"time": _morning(_time(m["time"]))})
     return None
+
+
+_DAYISH = r"(?:tomorrow|today|(?:on |this |next )?(?:mon|tues|wednes|thurs|fri|satur|sun)day)"
+_BARE_HOUR = re.compile(
+    rf"(?P<pre>(?:{_DAYISH} )?(?:at )?)(?P<h>0?[1-9]|1[01])(?:[:. ](?P<m>[0-5]\d))?(?P<post>(?: {_DAYISH})?)", re.IGNORECASE
+)
+
+
+def _morning(time: str) -> str:
+    """A wake-up at a bare hour is in the morning: "wake me at 6:30" → "6:30 am" (am/pm or a part of the day said: kept)."""
+    if re.search(r"\b(?:[ap]\.? ?m\b|morning|afternoon|evening|night|tonight|noon|midnight|o'?clock)", time, re.IGNORECASE):
+        return time
+    m = _BARE_HOUR.fullmatch(time)
+    return f"{m['pre']}{m['h']}:{m['m'] or '00'} am{m['post']}" if m else time
 
 
 _REMIND_LEAD = _rx(
@@ -160,7 +188,8 @@ _REMIND_LEAD = _rx(
 )
 _WHEN_START = re.compile(
     r"^(?:at|in|on|by|for|tomorrow|tonight|today|this|next|noon|midnight|after|before|monday|tuesday|wednesday|thursday|friday|"
-    r"saturday|sunday|\d)\b",
+    r"saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|\d)\b",
     re.IGNORECASE,
 )
 _LINK = r"(?:to|that|about|of|so i|so that i)"
@@ -222,15 +251,20 @@ _LIST = [
         r"have i (?:got|set)|did i set|i have|have i|are coming up|are still running|are set for|are there for)"
         r"(?: (?:right )?now| today| tomorrow| tonight| this week| set| running)?"),
     _rx(rf"(?:do i have|are there|have i (?:got|set)|is there|got|any) (?:any )?{_KINDS}"
-        r"(?: set| running| on| left| active| pending| today| tomorrow| going)?"),
+        r"(?: set| running| on| left| active| pending| today| tomorrow| going)?"
+        r"(?: (?:for |on )?(?:today|tomorrow|tonight|this week|the morning|tomorrow morning|monday|tuesday|wednesday|thursday|"
+        r"friday|saturday|sunday))?"),
     _rx(r"how (?:much time is|long is|much time|long|much longer|many minutes are)(?: left| remaining| to go)? (?:on|for|in) "
         r"(?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
     _rx(r"(?:what's |what is )?(?:the )?time (?:left|remaining) on (?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
     _rx(r"how long (?:until|till|before) (?:my |the )(?:[a-z0-9]+ )?(?:timer|alarm|countdown)s? "
         r"(?:goes off|go off|rings?|is done|ends|finishes)"),
     _rx(rf"are any {_KINDS} (?:set|running|on|active|pending)(?: now)?"),
-    _rx(r"(?:is|are) (?:my|the|an?|any) (?:alarm|timer|reminder|countdown)s? (?:set|on|running|going|active)(?: now)?"),
+    _rx(r"(?:is|are) (?:my|the|an?|any) (?:[a-z0-9]+ )?(?:alarm|timer|reminder|countdown)s? (?:still )?"
+        r"(?:set|on|running|going|active|ticking|counting)(?: now| still)?"),
     _rx(rf"what(?:'s| is) (?:the )?status of (?:my |the )?{_KINDS}"),
+    _rx(r"what(?:'s| is) (?:pending|scheduled|running|ticking)(?: right now| now)?|what are you timing(?: right now| now)?|"
+        r"(?:list|show me|tell me|show) (?:everything|all) (?:you're|you are|that you're|that is) (?:timing|counting down)"),
     _rx(r"how much (?:time is|time do i have|longer is) left|how long is left"),
     _rx(r"(?:what's|what is|how much is|how much time is) (?:left|remaining) on (?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
     _rx(rf"what(?:'s| is| are) (?:on )?my {_KINDS}|(?:my |the )?{_KINDS} status|status of (?:my |the )?{_KINDS}|my {_KINDS}"),
@@ -256,7 +290,8 @@ def match_list(t: str) -> Intent | None:
 
 #: "cancel it", "never mind": no item named; the tool takes the only one or the one just set, else asks which.
 _CANCEL_IT = _rx(
-    r"(?:(?:ok |okay |oh |actually |no )?(?:cancel|delete|remove|scrap|undo|call off|drop|kill) (?:it|that|this|that one|this one)"
+    r"(?:(?:ok |okay |oh |actually |no |never ?mind,? |wait,? )?(?:cancel|delete|remove|scrap|undo|call off|drop|kill) "
+    r"(?:it|that|this|that one|this one)"
     r"(?: please| now| actually)?|never ?mind(?: that| it)?)"
 )
 _CANCEL_LAST = _rx(r"(?:cancel|delete|remove|scrap|undo|drop|kill|stop) (?P<which>the (?:last|latest|most recent) one)")
