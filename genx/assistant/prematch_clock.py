@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from genx.assistant.intents import Intent
-from genx.assistant.slot_reads import reads
+from genx.assistant.slot_reads import read_match, reads
 
 __all__ = ["match_date", "match_time"]
 
@@ -90,9 +90,8 @@ def match_time(t: str) -> Intent | None:
         if _HERE.fullmatch(place):
             place = ""
         return Intent("current_time", {"place": _place_before_clause(place)} if place else {})
-    for rx in _TIME_OF_PLACE:
-        if (m := rx.fullmatch(t)) and _is_place(place := m["place"].strip(" ,")):
-            return Intent("current_time", {"place": place})
+    if m := read_match(_TIME_OF_PLACE, t, "place", _is_place):
+        return Intent("current_time", {"place": m["place"].strip(" ,")})
     return None
 
 

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 
 from genx.assistant.intents import Intent
-from genx.assistant.slot_reads import reads
+from genx.assistant.slot_reads import read_match, reads
 from genx.toolbox.numwords import words_to_numbers
 from genx.toolbox.reminders.repeat import has_repeat_words, split_repeat
 
@@ -107,9 +107,8 @@ def match_timer(t: str) -> Intent | None:
             duration, label = " ".join(words[:cut]), " ".join(words[cut:])
             if _is_span(duration) and len(label.split()) <= 2:
                 return Intent("set_timer", _args("duration", duration, _label(m["label"] or label)))
-    for rx in _TIMER_OTHER:
-        if (m := rx.fullmatch(n)) and _is_span(m["duration"]):
-            return Intent("set_timer", {"duration": m["duration"].strip()})
+    if m := read_match(_TIMER_OTHER, n, "duration"):
+        return Intent("set_timer", {"duration": m["duration"].strip()})
     if (m := _TIME_FOR.fullmatch(n)) and (split := _split_named(m["rest"], _is_span)) is not None:
         return Intent("set_timer", _args("duration", split[0], split[1]))
     return None
@@ -159,11 +158,10 @@ def _match_alarm(t: str) -> Intent | None:
             return Intent("set_alarm", _args("time", _time(split[0]), label or split[1]))
         if (m["prep"] or rest[:1].isdigit()) and re.search(r"\d|noon|midnight", rest) and not re.search(rf" {_NAMED} ", rest):
             return Intent("set_alarm", _args("time", _time(rest), label))
-    if (m := _ALARM_BEFORE.fullmatch(n)) and _is_when(m["time"]):
+    if m := read_match([_ALARM_BEFORE], n, "time"):
         return Intent("set_alarm", _args("time", _time(m["time"]), _label(m["label"] or "")))
-    for rx in _WAKE:
-        if (m := rx.fullmatch(n)) and _is_when(m["time"]):
-            return Intent("set_alarm", {"time": _morning(_time(m["time"]))})
+    if m := read_match(_WAKE, n, "time"):
+        return Intent("set_alarm", {"time": _morning(_time(m["time"]))})
     return None
 
 
