@@ -153,13 +153,15 @@ def _weekday(today: date, weekday: int, which: str) -> date:
 
 
 def _holiday(t: str, today: date, src: str) -> date | None:
-    m = re.fullmatch(r"(?:next\s+|this\s+|the\s+)?([a-z0-9 ]+?)(?:\s+(\d{4}))?", t)
-    found = holiday(m[1]) if m is not None else None
+    m = re.fullmatch(r"(?:(next|this|the|last)\s+)?([a-z0-9 ]+?)(?:\s+(\d{4}))?", t)
+    found = holiday(m[2]) if m is not None else None
     if m is None or found is None:
         return None
-    if m[2] is not None:
-        return _in_year(found, int(m[2]), src)
+    if m[3] is not None:
+        return _in_year(found, int(m[3]), src)
     this_year = _in_year(found, today.year, src)
+    if m[1] == "last":  # the one before today
+        return this_year if this_year < today else _in_year(found, today.year - 1, src)
     return this_year if this_year >= today else _in_year(found, today.year + 1, src)
 
 
@@ -173,7 +175,7 @@ def _in_year(found: Holiday, year: int, src: str) -> date:
 def holiday_name(text: str) -> str | None:
     """The display name of the holiday ``text`` names ("christmas 2027" → "Christmas Day"), else ``None``."""
     t = re.sub(r"\s+(?:\d{4}|(?:this|next) year)$", "", _clean(text))
-    found = holiday(re.sub(r"^(?:next|this|the)\s+", "", t))
+    found = holiday(re.sub(r"^(?:next|this|the|last)\s+", "", t))
     return found.name if found is not None else None
 
 

@@ -168,6 +168,8 @@ def test_nonsense_is_a_tool_failure() -> None:
         ("easter next year", date(2027, 3, 28)),
         ("christmas next year", date(2027, 12, 25)),
         ("next thanksgiving", date(2026, 11, 26)),
+        ("last Christmas", date(2025, 12, 25)),
+        ("last Easter", date(2025, 4, 20)),
     ],
 )
 def test_holidays_fall_on_their_day(text: str, expected: date) -> None:
