@@ -161,6 +161,7 @@ _DATE: list[tuple[re.Pattern[str], bool, bool]] = [  # (pattern, has a date grou
         True,
     ),
     (_rx(rf"when(?:'s| is| was| will be) (?P<date>.+?){_YEAR}"), True, True),
+    (_rx(rf"how (?:far away|far off|soon|far) is (?P<date>(?!now\b|it\b|that\b).+?){_YEAR}"), True, True),
     (_rx(r"(?:what(?:'s| is| was) )?the date (?P<date>.+)"), True, True),
     (_rx(rf"(?:is|was|will) (?P<date>.+?) (?:be )?(?:a|on a) {_WEEKDAY}{_YEAR}"), True, True),
 ]

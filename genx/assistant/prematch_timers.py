@@ -277,7 +277,7 @@ _WHICH = (
     r"(?: \d+| number \d+| (?:called|named|for|about|at|to|on) [a-z0-9: ]+)?)"
 )
 _CANCEL = [
-    _rx(rf"{_CANCEL_VERB} {_WHICH}(?: anymore| any more| please| now)?"),
+    _rx(rf"(?:never ?mind,? |no,? |wait,? |actually,? |oh,? )?{_CANCEL_VERB} {_WHICH}(?: anymore| any more| please| now)?"),
     _rx(rf"(?:turn|switch|shut) {_WHICH} off"),
 ]
 
@@ -288,11 +288,15 @@ def match_list(t: str) -> Intent | None:
 
 #: "cancel it", "never mind": no item named; the tool takes the only one or the one just set, else asks which.
 _CANCEL_IT = _rx(
-    r"(?:(?:ok |okay |oh |actually |no |never ?mind,? |wait,? )?(?:cancel|delete|remove|scrap|undo|call off|drop|kill) "
+    r"(?:(?:ok |okay |oh |actually |no |no wait,? |never ?mind,? |wait,? )?(?:cancel|delete|remove|scrap|scratch|undo|call off|drop|"
+    r"kill|get rid of) "
     r"(?:it|that|this|that one|this one)"
     r"(?: please| now| actually)?|never ?mind(?: that| it)?)"
 )
-_CANCEL_LAST = _rx(r"(?:cancel|delete|remove|scrap|undo|drop|kill|stop) (?P<which>the (?:last|latest|most recent) one)")
+_CANCEL_LAST = _rx(
+    r"(?:cancel|delete|remove|scrap|undo|drop|kill|stop) (?P<which>the (?:last|latest|most recent) (?:one|timer|alarm|reminder)|"
+    r"the (?:one|timer|alarm|reminder|countdown) (?:i|you) just (?:set|made|added|started|created))"
+)
 
 
 def match_cancel(t: str) -> Intent | None:

@@ -53,6 +53,7 @@ TIME = [
     ("give me the time in Karachi", {"place": "Karachi"}),
 ]
 DATES = [
+    ("how far away is Halloween", {"date": "31 October 2026"}),
     ("how many days until my anniversary on 3 October", {"date": "3 October"}),
     ("what's the date three weeks after Monday", {"date": "Monday", "offset": "3 weeks"}),
     ("what was the date 10 days before Christmas", {"date": "15 December 2026"}),
@@ -222,6 +223,7 @@ TIMERS = [
     ("set a timer for 90 secs", {"duration": "90 seconds"}),
 ]
 ALARMS = [
+    ("wake me up at 6 every day except weekends", {"time": "6 am", "repeat": "weekdays"}),
     ("I need to be up at 6 am so set an alarm", {"time": "6 am"}),
     ("alarm for a quarter past seven tomorrow", {"time": "tomorrow at 7:15 am"}),
     ("set an alarm for 6:30 am every weekday", {"time": "6:30 am", "repeat": "weekdays"}),
@@ -252,6 +254,7 @@ ALARMS = [
     ("set an alarm for Saturday at 10", {"time": "Saturday at 10"}),
 ]
 REMINDERS = [
+    ("remind me weekly on Fridays to pay the cleaner", {"text": "pay the cleaner", "when": "Friday", "repeat": "weekly"}),
     ("set a reminder for April 2 to pay the rent", {"text": "pay the rent", "when": "April 2"}),
     ("remind me to take my pills every day at 9 pm", {"text": "take my pills", "when": "9 pm", "repeat": "daily"}),
     ("remind me every Monday to take out the trash", {"text": "take out the trash", "when": "Monday", "repeat": "weekly"}),
@@ -305,6 +308,10 @@ LISTS = [
     "read me my reminders",
 ]
 CANCEL = [
+    ("no wait, scratch that", ""),
+    ("get rid of it", ""),
+    ("never mind, delete the pasta timer", "pasta"),
+    ("cancel the alarm I just set", "the alarm I just set"),
     ("never mind, cancel it", ""),
     ("cancel it", ""),
     ("Cancel that please", ""),
@@ -330,6 +337,9 @@ CANCEL = [
     ("cancel timer number 2", "2"),
 ]
 NONE = [
+    "how soon is now",
+    "forget it",
+    "turn it off",
     "is it raining in Seoul",
     "is it dark in Oslo",
     "what's pending in congress",

@@ -82,6 +82,22 @@ async def test_the_last_one_is_the_one_set_last_whenever_it_was(tools: dict[str,
     assert r.content == "Cancelled timer 2 (pasta) for 20 minutes."
 
 
+async def test_that_reminder_is_the_one_of_that_kind_just_set_and_the_timer_i_just_set_the_last_one(
+    tools: dict[str, FuncTool], clock: ManualClock
+) -> None:
+    await tools["set_reminder"].call({"text": "call mom", "when": "in 2 hours"})
+    await tools["set_timer"].call({"duration": "8 minutes", "label": "eggs"})
+    clock.advance(5 * MIN)
+    await tools["set_reminder"].call({"text": "buy bread", "when": "in 3 hours"})
+    await tools["set_timer"].call({"duration": "20 minutes", "label": "pasta"})
+    r = await tools["cancel_timer"].call({"which": "that reminder"})
+    assert r.content.startswith("Cancelled reminder 3 to buy bread")
+    clock.advance(5 * MIN)  # no longer "just now": "that timer" asks, "the timer I just set" is still the last one
+    assert (await tools["cancel_timer"].call({"which": "that timer"})).content.startswith("Which one? You have: timer 2 (eggs)")
+    r = await tools["cancel_timer"].call({"which": "the timer I just set"})
+    assert r.content == "Cancelled timer 4 (pasta) for 20 minutes."
+
+
 async def test_an_alarm_is_named_by_its_time_or_day(tools: dict[str, FuncTool], clock: ManualClock) -> None:
     await tools["set_alarm"].call({"time": "7 am"})
     await tools["set_alarm"].call({"time": "6:30 pm"})

@@ -5,7 +5,8 @@ none is named: the caller asks which, listing them) or :class:`NoMatch`
 (nothing fits). Without a name ("cancel it", "never mind", an empty
 ``which``) the only item is meant; with several, the one set last if it was set
 within :data:`RECENT_MS` (a "cancel that" right after setting it), else the
-caller asks. "The last one" always means the one set last. A kind alone ("the
+caller asks. "The last one" or "the timer I just set" always means the one set last (of that kind);
+"that reminder" the one of that kind set within :data:`RECENT_MS`, else a question. A kind alone ("the
 timer") picks the only one of that kind, else asks. A time ("the 7 am alarm",
 "the alarm for tomorrow") matches an item due then; "daily", "weekday" or
 "repeating" an item that repeats so.
@@ -49,12 +50,18 @@ _REPEAT_WORDS: dict[str, Repeat | None] = {
     "repeating": None, "recurring": None,  # any repeat
 }  # fmt: skip
 _ANAPHOR = re.compile(r"(?:it|that|this|that one|this one|them|one)?")
-_LATEST = re.compile(r"(?:(?:last|latest|newest|most recent|last set|one i just set|one i set|new) ?(?:one)?)")
+_LATEST = re.compile(r"\b(?:last|latest|newest|most recent|(?:i|you) just (?:set|made|added|started|created))\b")
 _FILLER = r"\b(?:the|my|a|an|please|cancel|stop|delete|remove|for|called|named|number|of|set|at|on|to|about|that|this|i|just)\b"
 
 
 def _newest(items: list[Reminder]) -> Reminder:
     return max(items, key=lambda i: (i.created_ms, i.id))
+
+
+def _recent(items: list[Reminder], now: datetime) -> list[Reminder]:
+    """The one set last, when it was set within :data:`RECENT_MS`; else nothing."""
+    newest = _newest(items)
+    return [newest] if now.timestamp() * 1000 - newest.created_ms <= RECENT_MS else []
 
 
 def choose(items: list[Reminder], which: str, now: datetime) -> list[Reminder]:
@@ -64,34 +71,36 @@ def choose(items: list[Reminder], which: str, now: datetime) -> list[Reminder]:
     if _ANAPHOR.fullmatch(w):
         if len(items) == 1:
             return items
-        newest = _newest(items)
-        if now.timestamp() * 1000 - newest.created_ms <= RECENT_MS:
-            return [newest]
-        raise Unclear(items)
+        return _recent(items, now) or _unclear(items)
     if w in ("all", "everything", "all of them", "every one", "everything i set") or w.startswith("all "):
         kinds = {_KIND_WORDS[x] for x in w.split() if x in _KIND_WORDS}
         return [i for i in items if not kinds or i.kind in kinds]
     if m := re.fullmatch(r"(?:(timer|alarm|reminder)s? )?(?:number )?(\d+)", w):
         return [i for i in items if i.id == int(m[2]) and (m[1] is None or i.kind.value == m[1])]
-    words = re.sub(_FILLER, " ", w).split()
+    anaphoric = re.search(r"\b(?:it|that|this)\b", w) is not None  # "that reminder": the one just set
+    latest = _LATEST.search(w) is not None
+    words = re.sub(_FILLER, " ", _LATEST.sub(" ", w)).split()
     kind = next((_KIND_WORDS[x] for x in words if x in _KIND_WORDS), None)
     pool = [i for i in items if kind is None or i.kind is kind]
-    latest = _LATEST.fullmatch(" ".join(x for x in words if x not in _KIND_WORDS))
-    if latest and pool:
-        return [_newest(pool)]
     repeats = [x for x in words if x in _REPEAT_WORDS]
     if repeats:
         wanted = _REPEAT_WORDS[repeats[0]]
         pool = [i for i in pool if i.repeat and (wanted is None or i.repeat == wanted.value)]
-    rest = [x for x in words if x not in _KIND_WORDS and x not in _REPEAT_WORDS]
+    rest = [x for x in words if x not in _KIND_WORDS and x not in _REPEAT_WORDS and x != "one"]
     if rest:
         named = [i for i in pool if all(x in i.label.lower() for x in rest)]
         pool = named if named else _due_at(pool, " ".join(rest), now)
     if not pool:
         raise NoMatch(f"I found nothing matching {which.strip()!r} to cancel.")
+    if latest:
+        return [_newest(pool)]
     if len(pool) > 1 and not rest and not repeats:
-        raise Unclear(pool)  # "the timer" with several timers: ask which
+        return (_recent(pool, now) if anaphoric else []) or _unclear(pool)  # "the timer" with several: ask which
     return pool
+
+
+def _unclear(items: list[Reminder]) -> list[Reminder]:
+    raise Unclear(items)
 
 
 def _due_at(items: list[Reminder], text: str, now: datetime) -> list[Reminder]:

@@ -101,6 +101,7 @@ _PHRASES: tuple[tuple[re.Pattern[str], Repeat], ...] = tuple(
         (
             Repeat.WEEKDAYS,
             (
+                r"(?:every day|everyday|daily|each day) (?:except|but not|apart from) (?:on )?(?:the )?weekends?",
                 rf"(?:every|each) (?:single )?(?:week ?day|work ?day|business day)s?(?: {_PARTS})?",
                 rf"(?:on |during )?(?:week ?days|work ?days)(?: {_PARTS.replace('part', 'part2')})?",
                 r"(?:from )?monday (?:to|through|thru|till|until) friday",
@@ -112,6 +113,7 @@ _PHRASES: tuple[tuple[re.Pattern[str], Repeat], ...] = tuple(
         (
             Repeat.WEEKENDS,
             (
+                r"(?:every day|everyday|daily|each day) (?:except|but not|apart from) (?:on )?(?:week ?days|work ?days)",
                 r"(?:every|each) weekend",
                 r"(?:on |at |during )?(?:the )?weekends",
                 r"(?:on |every )?saturdays? and sundays?",
@@ -154,6 +156,9 @@ def split_repeat(text: str, *, anchored: bool = False) -> tuple[str, Repeat | No
                 continue
             found = {k.rstrip("23"): v.lower() for k, v in m.groupdict().items() if v}
             keep = f"on {found['day']}" if "day" in found else f"in the {found['part']}" if "part" in found else ""
-            rest = f"{text[:start]} {keep} {text[end:]}"
-            return " ".join(rest.split()).strip(" ,"), repeat
+            rest = " ".join(f"{text[:start]} {keep} {text[end:]}".split()).strip(" ,")
+            again, also = split_repeat(rest, anchored=anchored)  # "weekly on Tuesdays": one repeat said twice
+            if also is not None and (also is repeat or Repeat.DAILY in (also, repeat) or Repeat.WEEKLY in (also, repeat)):
+                return again, also if repeat in (Repeat.DAILY, Repeat.WEEKLY) else repeat
+            return rest, repeat
     return text, None
