@@ -35,7 +35,7 @@ _TIME = [
     _rx(rf"what time (?:do they have|have they got|is it showing|is it over there) {_IN} {_PLACE}{_NOW}"),
     _rx(rf"(?:(?:what's|what is|whats) )?(?:the )?(?:current |local )?(?:time|clock) (?:in|at) {_PLACE} (?:right )?now"),
     _rx(rf"(?:give me|check|get|say|read|let me know|show me|tell us)(?: me)? (?:the )?(?:current |local )?time(?: {_IN} {_PLACE})?{_NOW}"),
-    _rx(r"(?:do you have|have you got|got|you got) (?:the )?time"),
+    _rx(r"(?:do you have|have you got|got|you got) (?:the )?time|what time (?:have you got|do you have)"),
     _rx(r"time check|check the time|clock check"),
     _rx(rf"how late is it(?: {_IN} {_PLACE})?{_NOW}"),
     _rx(r"what o'?clock is it"),
@@ -43,7 +43,9 @@ _TIME = [
     _rx(rf"{_PLACE} (?:local )?time{_NOW}"),
 ]
 #: Loose phrasings: claimed only for a place with a known zone ("is it morning in Seoul"; "is it night in Narnia" is not).
-_TIME_OF_PLACE = [_rx(rf"is it (?:morning|afternoon|evening|night|night ?time|day ?time) {_IN} {_PLACE}{_NOW}")]
+_TIME_OF_PLACE = [
+    _rx(rf"is it (?:still |already )?(?:morning|afternoon|evening|night|night ?time|day ?time) (?:yet )?{_IN} {_PLACE}{_NOW}")
+]
 _HERE = re.compile(
     r"(?:here|home|my (?:place|city|time ?zone|location|area)|the morning|the evening|this place|you|the moment|present)",
     re.IGNORECASE,

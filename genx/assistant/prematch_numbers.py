@@ -54,6 +54,10 @@ _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied 
     (_rx(r"\bdivide (\d+(?:\.\d+)?) (?:by|into) (\d+(?:\.\d+)?)"), r"\1 / \2"),
     (_rx(r"\b(\d+(?:\.\d+)?) (?:divided into|split (?:into|between|among|by)|shared (?:between|among|by)) (\d+(?:\.\d+)?)"), r"\1 / \2"),
     (_rx(r"\b(\d+) factorial\b"), r"factorial(\1)"),
+    (_rx(r"\b(\d+) halves of (\d+(?:\.\d+)?)"), r"(\1 / 2) * \2"),
+    (_rx(r"\b(\d+) thirds of (\d+(?:\.\d+)?)"), r"(\1 / 3) * \2"),
+    (_rx(r"\b(\d+) quarters of (\d+(?:\.\d+)?)"), r"(\1 / 4) * \2"),
+    (_rx(r"\b(\d+) fifths of (\d+(?:\.\d+)?)"), r"(\1 / 5) * \2"),
     (_rx(r"\bsqrt of\b"), "sqrt"),
     (_rx(r"\bnegative (?=\d)"), "-"),
     (_rx(r"\b(\d+)/(\d+) of (\d+(?:\.\d+)?)"), r"(\1 / \2) * \3"),
@@ -83,7 +87,7 @@ def _arithmetic(t: str) -> str:
     s = re.sub(r"^(?:is|the) ", "", s)
     for rx, repl in _SPOKEN:
         s = rx.sub(repl, s)
-    return s
+    return re.sub(r"^an? (?=\d)", "", s)  # "a 20 percent tip on 85"
 
 
 def match_calc(t: str) -> Intent | None:

@@ -20,6 +20,8 @@ from bench.tool_slots import slots_ok
 from genx.assistant import prematch
 
 TIME = [
+    ("is it still night in Auckland", {"place": "Auckland"}),
+    ("what time have you got", {}),
     ("what time is it in Lisbon because I need to call my aunt", {"place": "Lisbon"}),
     ("is it night in Tokyo right now", {"place": "Tokyo"}),
     ("let me know the time in Dubai", {"place": "Dubai"}),
@@ -107,6 +109,9 @@ DATES = [
     ("what day will it be in 30 days", {"date": "in 30 days"}),
 ]
 CALC = [
+    ("how much is a 15 percent tip on 60 dollars", 9),
+    ("what is three quarters of 80", 60),
+    ("what is two thirds of 30", 20),
     ("add up 12, 30 and 8", 50),
     ("if we split 120 euros between 5 people how much does each person pay", 24),
     ("sqrt of 49", 7),
