@@ -86,8 +86,8 @@ def slot_ok(name: str, got: Any, want: Any) -> bool:
     if name in ("from_unit", "to_unit"):
         try:
             return math.isclose(convert(1000.0, str(got), str(want))[0], 1000.0, rel_tol=1e-6)
-        except (ToolFailure, ValueError):
-            return False
+        except (ToolFailure, ValueError):  # currencies (no rates offline): the same name, singular or plural
+            return _words(str(got)).rstrip("s") == _words(str(want)).rstrip("s")
     if name == "place":
         return _parsed(lambda s: resolve_place(s).zone, got, want)
     if name in ("date", "from_date"):

@@ -5,7 +5,8 @@ arithmetic must evaluate with the calculator's parser and contain an operator
 ("what is 1990" is not a sum; "who won the world cup in 2018" has no
 operator), and a conversion's two units must be known to pint and convertible
 ("how many calories in 2 eggs", "how many kilometers is a marathon" are not
-conversions). Spoken numbers are read first ("seventeen times twenty three").
+conversions); money between two currencies is claimed too, and the tool says
+it has no exchange rates offline. Spoken numbers are read first ("seventeen times twenty three").
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from genx.assistant.intents import Intent
 from genx.errors import ToolFailure
 from genx.toolbox.calc import evaluate, normalise_expression
 from genx.toolbox.numwords import parse_number, words_to_numbers
-from genx.toolbox.units import convert
+from genx.toolbox.units import convert, money_pair
 
 __all__ = ["match_calc", "match_convert"]
 
@@ -149,6 +150,7 @@ def match_convert(t: str) -> Intent | None:
         try:
             convert(value, src, dst)
         except (ToolFailure, ValueError, ArithmeticError, TypeError):
-            continue
+            if not money_pair(src, dst):  # "50 euros to dollars": the tool says it has no exchange rates
+                continue
         return Intent("convert_units", {"value": value, "from_unit": src, "to_unit": dst})
     return None

@@ -158,6 +158,9 @@ CALC = [
     ("how much is nine times nine", 81),
 ]
 CONVERT = [
+    ("convert 30 euros to dollars", (30, "euro", "dollar")),  # the tool says it has no exchange rates
+    ("how many yen is 10 dollars", (10, "dollar", "yen")),
+    ("what's 50 euros in dollars", (50, "euro", "dollar")),  # was a no-tool case: the model then made up a rate
     ("I need to convert 10 miles to km", (10, "mile", "km")),
     ("what's 5 km in miles roughly", (5, "km", "mile")),
     ("what's the conversion of 5 ounces to grams", (5, "ounce", "gram")),
@@ -366,7 +369,6 @@ NONE = [
     "remind me what we talked about",
     "how long is a football match",
     "how many days are in February",
-    "what's 50 euros in dollars",
     "what time zone is best for remote teams",
     "what happened in 1969",
     "can you count to ten",
