@@ -134,11 +134,26 @@ def _time(text: str) -> str:
     return re.sub(r"^(?:at|for)\s+", "", text.strip(" ,"), flags=re.IGNORECASE)
 
 
+#: Repeats the tools do not keep: claimed with the words as said, so the tool's answer says which repeats it keeps.
+_OTHER_REPEAT = _rx(
+    r"\b(?:(?:on )?the (?:1st|first|last|\d+(?:st|nd|rd|th)) (?:day )?of every month|every (?:other|second|2nd) (?:day|week)|"
+    r"every \d+ (?:minutes|hours|days|weeks)|every (?:month|year|hour|fortnight)|monthly|yearly|annually|hourly|fortnightly)\b"
+)
+
+
 def _repeating(match: Callable[[str], Intent | None], t: str) -> Intent | None:
     """``match`` on ``t`` without its repeat phrase ("every weekday", "on Mondays"), the repeat added as a slot."""
-    if not has_repeat_words(t):
+    if not has_repeat_words(t) and not re.search(r"ly\b|\bother\b", t):
         return None
-    rest, repeat = split_repeat(words_to_numbers(t))
+    n = words_to_numbers(t)
+    if other := _OTHER_REPEAT.search(n):  # "every month": the tool explains it keeps daily, weekday, weekend or weekly
+        rest = " ".join(f"{n[: other.start()]} {n[other.end() :]}".split())
+        timed = bool(re.search(r"\d|noon|midnight|morning|evening|night|tomorrow|day\b", rest))
+        if (intent := match(rest if timed else f"{rest} at 9 am")) is None:  # a stand-in moment only to read the rest
+            return None
+        args = {**intent.arguments, "repeat": other[0]}
+        return Intent(intent.tool, args if timed else {**args, "when": ""} if "when" in args else {**args, "time": ""})
+    rest, repeat = split_repeat(n)
     if repeat is None or (intent := match(rest)) is None:
         return None
     return Intent(intent.tool, {**intent.arguments, "repeat": repeat.value})
@@ -240,6 +255,7 @@ def _match_reminder(t: str) -> Intent | None:
 _KINDS = r"(?:timers?|alarms?|reminders?|countdowns?)"
 _MINE = (
     r"(?:my |the |all |all my |all the |all of my |any |all of the )?(?:current |active |pending |running |upcoming |set |existing |open )?"
+    r"(?:recurring |repeating |daily |weekly |weekday |weekend |morning )?"
 )
 _LIST = [
     _rx(rf"(?:list|show|show me|read|read out|read me|tell me|check|give me|display|see|view|what are|go through|review)(?: all)?(?: of)? "

@@ -262,6 +262,8 @@ ALARMS = [
     ("set an alarm for Saturday at 10", {"time": "Saturday at 10"}),
 ]
 REMINDERS = [
+    ("remind me every 3 hours to stretch", {"text": "stretch", "repeat": "every 3 hours"}),  # the tool says what it repeats
+    ("remind me monthly to change the filter", {"text": "change the filter", "repeat": "monthly"}),
     ("remind me weekly on Fridays to pay the cleaner", {"text": "pay the cleaner", "when": "Friday", "repeat": "weekly"}),
     ("set a reminder for April 2 to pay the rent", {"text": "pay the rent", "when": "April 2"}),
     ("remind me to take my pills every day at 9 pm", {"text": "take my pills", "when": "9 pm", "repeat": "daily"}),
@@ -290,6 +292,8 @@ REMINDERS = [
     ("remind me at 7 tomorrow morning to water the garden", {"text": "water the garden", "when": "tomorrow at 7 am"}),
 ]
 LISTS = [
+    "list my recurring alarms",
+    "show me my daily reminders",
     "do I have any timers set for tonight",
     "is the laundry timer still running",
     "what's pending",
