@@ -70,7 +70,7 @@ _CLAUSE = re.compile(r"(?:i|i'm|im|we|we're|because|cause|so|since|as|and|my|our
 
 
 def _place_before_clause(place: str) -> str:
-    """"vancouver i want to call my brother" → "vancouver": the longest start that is a place, when a clause follows."""
+    """The longest start of ``place`` that is a place, when a clause follows ("vancouver i want to call my brother")."""
     if reads("place", place):
         return place
     words = place.split()
@@ -101,71 +101,65 @@ _DAY_WORDS = r"(?:day|date|day of the week|weekday|day of week|day of the month)
 _YEAR = r"(?P<year> this year| next year)?"  # kept with the date: "christmas next year" is 2027
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|weekend)"
 _DATE_EXPR = r"(?P<date>in .+|.+ from (?:now|today)|.+ ago|tomorrow|yesterday|the day after tomorrow|the day before yesterday)"
-_DATE: list[tuple[re.Pattern[str], bool, bool]] = [  # (pattern, has a date group, the date must parse)
+_DATE: list[tuple[re.Pattern[str], bool]] = [  # (pattern, its date must parse); a pattern without a date group: today
     (
         _rx(
             rf"(?:what(?:'s| is)? |whats |which )?(?:the |today's |todays )?{_DAY_WORDS}"
             rf"(?: is it| it is| is today| today is| is this)?{_NOW}"
         ),
         False,
-        False,
     ),
-    (_rx(r"what(?:'s| is) (?:the date )?today(?:'s| s)?(?: date)?"), False, False),
-    (_rx(r"(?:what|which) (?:year|month) (?:is it|is this|are we in)(?: now| today)?"), False, False),
-    (_rx(r"(?:tell me |give me )?(?:the |today's |todays )?date(?: please)?"), False, False),
-    (_rx(rf"(?:what|which) {_DAY_WORDS} (?:is it|will it be|would it be|was it|is|was) {_DATE_EXPR}"), True, False),
-    (_rx(rf"what(?:'s| is| was| will be)? the {_DAY_WORDS} (?:be |going to be )?{_DATE_EXPR}"), True, False),
-    (_rx(rf"what will the {_DAY_WORDS} be {_DATE_EXPR}"), True, False),
-    (_rx(rf"(?:what|which) {_DAY_WORDS} (?:will it be|is it) (?P<date>.+)"), True, True),
-    (_rx(rf"what(?:'s| is| was| will be) the {_DAY_WORDS} (?:on |of |for )?(?P<date>.+)"), True, True),
+    (_rx(r"what(?:'s| is) (?:the date )?today(?:'s| s)?(?: date)?"), False),
+    (_rx(r"(?:what|which) (?:year|month) (?:is it|is this|are we in)(?: now| today)?"), False),
+    (_rx(r"(?:tell me |give me )?(?:the |today's |todays )?date(?: please)?"), False),
+    (_rx(rf"(?:what|which) {_DAY_WORDS} (?:is it|will it be|would it be|was it|is|was) {_DATE_EXPR}"), False),
+    (_rx(rf"what(?:'s| is| was| will be)? the {_DAY_WORDS} (?:be |going to be )?{_DATE_EXPR}"), False),
+    (_rx(rf"what will the {_DAY_WORDS} be {_DATE_EXPR}"), False),
+    (_rx(rf"(?:what|which) {_DAY_WORDS} (?:will it be|is it) (?P<date>.+)"), True),
+    (_rx(rf"what(?:'s| is| was| will be) the {_DAY_WORDS} (?:on |of |for )?(?P<date>.+)"), True),
     (
         _rx(
             rf"(?:what|which) {_DAY_WORDS} (?:is|was|will be|falls on|does|did|will|is it on|was it on) (?P<date>.+?)"
             r"(?: fall on| fall| be on| be| land on| land| on| going to be| gonna be)?" + _YEAR
         ),
         True,
-        True,
     ),
-    (_rx(rf"(?:on )?(?:what|which) {_DAY_WORDS} (?:does|did|will) (?P<date>.+?) (?:fall|land|be)(?: on)?{_YEAR}"), True, False),
-    (_rx(rf"(?P<date>.+?) (?:is|was|will be|falls on) (?:on )?(?:what|which) {_DAY_WORDS}{_YEAR}"), True, True),
+    (_rx(rf"(?:on )?(?:what|which) {_DAY_WORDS} (?:does|did|will) (?P<date>.+?) (?:fall|land|be)(?: on)?{_YEAR}"), False),
+    (_rx(rf"(?P<date>.+?) (?:is|was|will be|falls on) (?:on )?(?:what|which) {_DAY_WORDS}{_YEAR}"), True),
     (
         _rx(
             r"how many (?:more )?(?:days|weeks|months|sleeps)"
             r"(?: are there| is it| are left| left| remain| remaining| to go| do we have| do i have)?"
             r" (?:until|till|til|to|before|'til|till it's|until it's|until it is) (?P<date>.+?)(?: left| to go| from (?:now|today))?"
         ),
-        True,
         False,
     ),
-    (_rx(r"(?:days|weeks|sleeps) (?:left )?(?:until|till|til|to) (?P<date>.+?)"), True, False),
+    (_rx(r"(?:days|weeks|sleeps) (?:left )?(?:until|till|til|to) (?P<date>.+?)"), False),
     (
         _rx(
             r"how (?:long|much longer|much time) (?:is it |is left |left |is there |do we have |do i have )?"
             r"(?:until|till|til|before) (?P<date>.+?)"
         ),
         True,
-        True,
     ),
     (
         _rx(r"how (?:long|many days) (?:ago was|since|has it been since|have passed since|is it since|was it since) (?P<date>.+?)"),
-        True,
         False,
     ),
-    (_rx(r"how many days ago was (?P<date>.+?)"), True, False),
-    (_rx(r"how many (?:days|weeks) (?:are )?(?:left|remaining) in (?:the |this )(?P<date>month|year)"), True, False),
-    (_rx(r"how many (?:days|weeks) (?:are there |are left |is it )?between (?:now|today) and (?P<date>.+?)"), True, False),
+    (_rx(r"how many days ago was (?P<date>.+?)"), False),
+    (_rx(r"how many (?:days|weeks) (?:are )?(?:left|remaining) in (?:the |this )(?P<date>month|year)"), False),
+    (_rx(r"how many (?:days|weeks) (?:are there |are left |is it )?between (?:now|today) and (?P<date>.+?)"), False),
     (
         _rx(
             r"how many (?:days|weeks|months) (?:are there |are |is it |is there )?(?:between|from) (?P<from>.+?) "
             r"(?:and|to|until|till) (?P<date>.+?)"
         ),
         True,
-        True,
     ),
-    (_rx(rf"when(?:'s| is| was| will be) (?P<date>.+?){_YEAR}"), True, True),
-    (_rx(rf"how (?:far away|far off|soon|far) is (?P<date>(?!now\b|it\b|that\b).+?){_YEAR}"), True, True),
-    (_rx(r"(?:what(?:'s| is| was) )?the date (?P<date>.+)"), True, True),
-    (_rx(rf"(?:is|was|will) (?P<date>.+?) (?:be )?(?:a|on a) {_WEEKDAY}{_YEAR}"), True, True),
+    (_rx(rf"when(?:'s| is| was| will be) (?P<date>.+?){_YEAR}"), True),
+    (_rx(rf"how (?:far away|far off|soon|far) is (?P<date>(?!now\b|it\b|that\b).+?){_YEAR}"), True),
+    (_rx(r"(?:what(?:'s| is| was) )?the date (?P<date>.+)"), True),
+    (_rx(rf"(?:is|was|will) (?P<date>.+?) (?:be )?(?:a|on a) {_WEEKDAY}{_YEAR}"), True),
 ]
 
 
@@ -188,11 +182,11 @@ def _date_args(when: str) -> dict[str, str]:
 
 
 def match_date(t: str) -> Intent | None:
-    for rx, has_date, must_parse in _DATE:
+    for rx, must_parse in _DATE:
         m = rx.fullmatch(t)
         if not m:
             continue
-        when = (m.group("date") + (m.groupdict().get("year") or "")).strip(" ,") if has_date else ""
+        when = (m.group("date") + (m.groupdict().get("year") or "")).strip(" ,") if "date" in rx.groupindex else ""
         since = (m.groupdict().get("from") or "").strip(" ,")
         if since:
             if since.lower() not in ("now", "today") and not _is_date(since):
