@@ -134,7 +134,8 @@ _DATE: list[tuple[re.Pattern[str], bool]] = [  # (pattern, its date must parse);
         ),
         False,
     ),
-    (_rx(r"(?:days|weeks|sleeps) (?:left )?(?:until|till|til|to) (?P<date>.+?)"), False),
+    (_rx(r"(?:count (?:the )?)?(?:days|weeks|sleeps) (?:left )?(?:until|till|til|to) (?P<date>.+?)"), False),
+    (_rx(r"how many (?:days|weeks|months) (?:away|off) is (?P<date>.+?)"), True),
     (
         _rx(
             r"how (?:long|much longer|much time) (?:is it |is left |left |is there |do we have |do i have )?"
@@ -167,6 +168,7 @@ def _is_date(text: str) -> bool:
     return reads("date", text)
 
 
+_PERSONAL = _rx(r"(?:my|our|his|her|their|your) ")
 _OFFSET = _rx(r"(?P<offset>.+?) (?P<way>from|after|before) (?P<date>.+)")
 _EVENT = _rx(r"(?:my|our|his|her|their|the) [a-z' ]+? (?:on|is on|which is on|falls on|is|,) (?P<date>.+)")
 
@@ -200,8 +202,8 @@ def match_date(t: str) -> Intent | None:
                 return Intent("current_time", {"place": when[3:].strip()})
             continue
         args = _date_args(when)
-        if when and must_parse and "offset" not in args and not _is_date(args["date"]):
-            continue
+        if when and (must_parse or _PERSONAL.match(when)) and "offset" not in args and not _is_date(args["date"]):
+            continue  # "when is my dentist appointment", "how many days until my birthday": no date said
         if when.lower() in ("it", "today", "this", "today's date", "now"):
             args = {}
         return Intent("date_info", args)

@@ -55,6 +55,8 @@ TIME = [
     ("give me the time in Karachi", {"place": "Karachi"}),
 ]
 DATES = [
+    ("how many days away is Easter", {"date": "5 April 2026"}),
+    ("count the days until Boxing Day", {"date": "26 December 2026"}),
     ("how far away is Halloween", {"date": "31 October 2026"}),
     ("how many days until my anniversary on 3 October", {"date": "3 October"}),
     ("what's the date three weeks after Monday", {"date": "Monday", "offset": "3 weeks"}),
@@ -349,6 +351,8 @@ CANCEL = [
     ("cancel timer number 2", "2"),
 ]
 NONE = [
+    "how many days until my birthday",
+    "how long until our anniversary",
     "how soon is now",
     "forget it",
     "turn it off",
