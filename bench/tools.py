@@ -1,6 +1,6 @@
 """Bench of the offline intent router: pre-match alone, the grammar-constrained model alone, and both.
 
-    python -m bench.tools [--set heldout,heldout2,tuning] [--modes prematch,model,both] [--ask N] [--json]
+    python -m bench.tools [--set heldout,heldout2,tuning] [--modes prematch,model,both] [--ask N] [--failures] [--json]
 
 For each mode, over the chosen data sets, side by side (by default the two
 held-out sets, ``bench/data/tools_heldout.jsonl`` and ``tools_heldout2.jsonl``,
@@ -10,7 +10,8 @@ the router examples were tuned on): intent accuracy (the right tool, or
 ``none``), slot accuracy (share of tool utterances with the right tool *and*
 every slot right, compared by meaning: :mod:`bench.tool_slots`), router latency
 p50/p95 (ms). ``--ask N`` also times ``parley ask`` end to end (a fresh process
-each: model load included) on N utterances. Prints a table; with ``--json`` the
+each: model load included) on N utterances. Prints a table; ``--failures`` then lists each wrong utterance (expected vs
+got, whether the tool or only a slot was wrong) per set and mode; with ``--json`` the
 last line is one JSON object (the first set's ``both`` numbers at the top level,
 its every mode under ``modes``, every set's under ``sets``). The ``both`` mode
 is the assistant's own path: the pre-match, then the guarded model fallback
@@ -78,7 +79,9 @@ async def run_mode(mode: str, cases: list[Case], router: ModelRouter | None, *, 
         else:
             s_ok = ok
         if not s_ok:
-            misses.append(f"{c.text!r} -> {got} {dict(intent.arguments) if intent else ''} (want {c.intent} {c.slots})")
+            why = "intent" if not ok else "slots"
+            args = dict(intent.arguments) if intent else {}
+            misses.append(f"[{why}] {c.text!r}\n      want {c.intent} {c.slots}\n      got  {got} {args}")
     if verbose:
         print(f"-- {mode}: misses", *misses, sep="\n   ", file=sys.stderr)
     return {
@@ -87,6 +90,7 @@ async def run_mode(mode: str, cases: list[Case], router: ModelRouter | None, *, 
         "router_ms_p50": statistics.median(ms),
         "router_ms_p95": _pct(ms, 0.95),
         "n": len(cases),
+        "misses": misses,
     }
 
 
@@ -129,6 +133,7 @@ async def main(argv: list[str] | None = None) -> int:
     p.add_argument("--modes", default="prematch,model,both")
     p.add_argument("--ask", type=int, default=0, metavar="N", help="time `parley ask` on N utterances")
     p.add_argument("--verbose", action="store_true", help="list the misses on stderr")
+    p.add_argument("--failures", action="store_true", help="print each wrong utterance, expected vs got, per set and mode")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     sets = [n.strip() for n in args.set.split(",") if n.strip()]
@@ -150,6 +155,14 @@ async def main(argv: list[str] | None = None) -> int:
     sizes = ", ".join(f"{n} {len(c)}" for n, c in cases.items())
     print(f"router bench ({sizes} utterances, {os.cpu_count()} cores)")
     print(*_table(results), sep="\n")
+    if args.failures:
+        for n in sets:
+            for m in modes:
+                misses = results[n][m]["misses"]
+                print(f"-- {n}/{m}: {len(misses)} wrong", *misses, sep="\n   ")
+    for per_set in results.values():
+        for r in per_set.values():
+            r.pop("misses")
     first = results[sets[0]]
     summary: dict[str, Any] = dict(first.get("both") or next(iter(first.values())))
     if args.ask:

@@ -10,7 +10,9 @@ bench). So the model is only a fallback, guarded on both sides:
   invented the alarm clock", "how do timers work"): chit-chat and general
   questions go straight to a normal answer, with no 300 ms of routing;
 * its intent is trusted only when the message has that tool's own words
-  (:data:`_CUES`) and every value it gave reads with the tool's parser
+  (:data:`_CUES`), the words of its spoken values (a place, a time, a label)
+  are the message's own (:func:`said`: no "when=christmas" for "remind me to
+  feed the fish"), and every value it gave reads with the tool's parser
   (:func:`values_read`: a duration that is a length of time, a place with a
   time zone, arithmetic that evaluates, units pint converts). A tool the
   model names for small talk, or a value it made up, routes nowhere.
@@ -26,8 +28,9 @@ import re
 from genx.assistant.intents import Intent
 from genx.assistant.router import ModelRouter, RouteResult
 from genx.assistant.slot_reads import reads, units_convert
+from genx.toolbox.numwords import words_to_numbers
 
-__all__ = ["model_fallback", "trusted", "values_read", "worth_asking"]
+__all__ = ["model_fallback", "said", "trusted", "values_read", "worth_asking"]
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -87,12 +90,28 @@ def values_read(intent: Intent) -> bool:
     return intent.tool != "convert_units" or units_convert(str(args.get("from_unit", "")), str(args.get("to_unit", "")))
 
 
+#: Slots whose value is words of the message (the model may not bring its own: "remind me to feed the fish" → when=christmas).
+_SAID = frozenset({"place", "date", "from_date", "when", "time", "label", "text", "which", "duration", "offset", "repeat"})
+_SKIP = frozenset({"at", "in", "on", "the", "a", "an", "for", "to", "of", "my", "and"})
+
+
+def _words(text: str) -> set[str]:
+    t = words_to_numbers(text.lower()).replace("a.m.", "am").replace("p.m.", "pm")
+    return {w.rstrip("s") for w in re.findall(r"[a-z0-9:]+", t) if w not in _SKIP}
+
+
+def said(intent: Intent, text: str) -> bool:
+    """Is every word of ``intent``'s spoken values (:data:`_SAID`) in ``text``?"""
+    heard = _words(text)
+    return all(_words(str(v)) <= heard for k, v in intent.arguments.items() if k in _SAID)
+
+
 def trusted(intent: Intent, text: str) -> bool:
-    """The model's ``intent`` for ``text``: the message has that tool's words and every value reads."""
+    """The model's ``intent`` for ``text``: the message has that tool's words, the values are its words and every value reads."""
     cues = _CUES.get(intent.tool)
     if cues is not None and not all(rx.search(text) for rx in cues):
         return False
-    return values_read(intent)
+    return said(intent, text) and values_read(intent)
 
 
 async def model_fallback(router: ModelRouter, text: str) -> RouteResult:

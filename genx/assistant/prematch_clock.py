@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from genx.assistant.intents import Intent
-from genx.assistant.slot_reads import reads
+from genx.assistant.slot_reads import read_match, reads
 
 __all__ = ["match_date", "match_time"]
 
@@ -35,12 +35,16 @@ _TIME = [
     _rx(rf"what time (?:do they have|have they got|is it showing|is it over there) {_IN} {_PLACE}{_NOW}"),
     _rx(rf"(?:(?:what's|what is|whats) )?(?:the )?(?:current |local )?(?:time|clock) (?:in|at) {_PLACE} (?:right )?now"),
     _rx(rf"(?:give me|check|get|say|read|let me know|show me|tell us)(?: me)? (?:the )?(?:current |local )?time(?: {_IN} {_PLACE})?{_NOW}"),
-    _rx(r"(?:do you have|have you got|got|you got) (?:the )?time"),
+    _rx(r"(?:do you have|have you got|got|you got) (?:the )?time|what time (?:have you got|do you have)"),
     _rx(r"time check|check the time|clock check"),
     _rx(rf"how late is it(?: {_IN} {_PLACE})?{_NOW}"),
     _rx(r"what o'?clock is it"),
     _rx(rf"(?:in {_PLACE}[, ]+)what time is it{_NOW}"),
     _rx(rf"{_PLACE} (?:local )?time{_NOW}"),
+]
+#: Loose phrasings: claimed only for a place with a known zone ("is it morning in Seoul"; "is it night in Narnia" is not).
+_TIME_OF_PLACE = [
+    _rx(rf"is it (?:still |already )?(?:morning|afternoon|evening|night|night ?time|day ?time) (?:yet )?{_IN} {_PLACE}{_NOW}")
 ]
 _HERE = re.compile(
     r"(?:here|home|my (?:place|city|time ?zone|location|area)|the morning|the evening|this place|you|the moment|present)",
@@ -62,6 +66,21 @@ def _is_place(text: str) -> bool:
     return reads("place", text)
 
 
+_CLAUSE = re.compile(r"(?:i|i'm|im|we|we're|because|cause|so|since|as|and|my|our|where|for)\b", re.IGNORECASE)
+
+
+def _place_before_clause(place: str) -> str:
+    """The longest start of ``place`` that is a place, when a clause follows ("vancouver i want to call my brother")."""
+    if reads("place", place):
+        return place
+    words = place.split()
+    for cut in range(min(len(words) - 1, 4), 0, -1):
+        head, rest = " ".join(words[:cut]).strip(" ,"), " ".join(words[cut:])
+        if _CLAUSE.match(rest) and reads("place", head):
+            return head
+    return place
+
+
 def match_time(t: str) -> Intent | None:
     for i, rx in enumerate(_TIME):
         m = rx.fullmatch(t)
@@ -72,67 +91,76 @@ def match_time(t: str) -> Intent | None:
             continue  # "<place> time" only for a place we know ("Tokyo time"; "dinner time" is not one)
         if _HERE.fullmatch(place):
             place = ""
-        return Intent("current_time", {"place": place} if place else {})
+        return Intent("current_time", {"place": _place_before_clause(place)} if place else {})
+    if m := read_match(_TIME_OF_PLACE, t, "place", _is_place):
+        return Intent("current_time", {"place": m["place"].strip(" ,")})
     return None
 
 
 _DAY_WORDS = r"(?:day|date|day of the week|weekday|day of week|day of the month)"
+_YEAR = r"(?P<year> this year| next year)?"  # kept with the date: "christmas next year" is 2027
+_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|weekend)"
 _DATE_EXPR = r"(?P<date>in .+|.+ from (?:now|today)|.+ ago|tomorrow|yesterday|the day after tomorrow|the day before yesterday)"
-_DATE: list[tuple[re.Pattern[str], bool, bool]] = [  # (pattern, has a date group, the date must parse)
+_DATE: list[tuple[re.Pattern[str], bool]] = [  # (pattern, its date must parse); a pattern without a date group: today
     (
         _rx(
             rf"(?:what(?:'s| is)? |whats |which )?(?:the |today's |todays )?{_DAY_WORDS}"
             rf"(?: is it| it is| is today| today is| is this)?{_NOW}"
         ),
         False,
-        False,
     ),
-    (_rx(r"what(?:'s| is) (?:the date )?today(?:'s| s)?(?: date)?"), False, False),
-    (_rx(r"(?:what|which) (?:year|month) (?:is it|is this|are we in)(?: now| today)?"), False, False),
-    (_rx(r"(?:tell me |give me )?(?:the |today's |todays )?date(?: please)?"), False, False),
-    (_rx(rf"(?:what|which) {_DAY_WORDS} (?:is it|will it be|would it be|was it|is|was) {_DATE_EXPR}"), True, False),
-    (_rx(rf"what(?:'s| is| was| will be)? the {_DAY_WORDS} (?:be |going to be )?{_DATE_EXPR}"), True, False),
-    (_rx(rf"what will the {_DAY_WORDS} be {_DATE_EXPR}"), True, False),
-    (_rx(rf"(?:what|which) {_DAY_WORDS} (?:will it be|is it) (?P<date>.+)"), True, True),
-    (_rx(rf"what(?:'s| is| was| will be) the {_DAY_WORDS} (?:on |of |for )?(?P<date>.+)"), True, True),
+    (_rx(r"what(?:'s| is) (?:the date )?today(?:'s| s)?(?: date)?"), False),
+    (_rx(r"(?:what|which) (?:year|month) (?:is it|is this|are we in)(?: now| today)?"), False),
+    (_rx(r"(?:tell me |give me )?(?:the |today's |todays )?date(?: please)?"), False),
+    (_rx(rf"(?:what|which) {_DAY_WORDS} (?:is it|will it be|would it be|was it|is|was) {_DATE_EXPR}"), False),
+    (_rx(rf"what(?:'s| is| was| will be)? the {_DAY_WORDS} (?:be |going to be )?{_DATE_EXPR}"), False),
+    (_rx(rf"what will the {_DAY_WORDS} be {_DATE_EXPR}"), False),
+    (_rx(rf"(?:what|which) {_DAY_WORDS} (?:will it be|is it) (?P<date>.+)"), True),
+    (_rx(rf"what(?:'s| is| was| will be) the {_DAY_WORDS} (?:on |of |for )?(?P<date>.+)"), True),
     (
         _rx(
             rf"(?:what|which) {_DAY_WORDS} (?:is|was|will be|falls on|does|did|will|is it on|was it on) (?P<date>.+?)"
-            r"(?: fall on| fall| be on| be| land on| land| on| going to be| gonna be)?(?: this year)?"
+            r"(?: fall on| fall| be on| be| land on| land| on| going to be| gonna be)?" + _YEAR
         ),
         True,
-        True,
     ),
-    (_rx(rf"(?:on )?(?:what|which) {_DAY_WORDS} (?:does|did|will) (?P<date>.+?) (?:fall|land|be)(?: on)?(?: this year)?"), True, False),
-    (_rx(rf"(?P<date>.+?) (?:is|was|will be|falls on) (?:on )?(?:what|which) {_DAY_WORDS}(?: this year)?"), True, True),
+    (_rx(rf"(?:on )?(?:what|which) {_DAY_WORDS} (?:does|did|will) (?P<date>.+?) (?:fall|land|be)(?: on)?{_YEAR}"), False),
+    (_rx(rf"(?P<date>.+?) (?:is|was|will be|falls on) (?:on )?(?:what|which) {_DAY_WORDS}{_YEAR}"), True),
     (
         _rx(
             r"how many (?:more )?(?:days|weeks|months|sleeps)"
             r"(?: are there| is it| are left| left| remain| remaining| to go| do we have| do i have)?"
             r" (?:until|till|til|to|before|'til|till it's|until it's|until it is) (?P<date>.+?)(?: left| to go| from (?:now|today))?"
         ),
-        True,
         False,
     ),
-    (_rx(r"(?:days|weeks|sleeps) (?:left )?(?:until|till|til|to) (?P<date>.+?)"), True, False),
+    (_rx(r"(?:count (?:the )?)?(?:days|weeks|sleeps) (?:left )?(?:until|till|til|to) (?P<date>.+?)"), False),
+    (_rx(r"how many (?:days|weeks|months) (?:away|off) is (?P<date>.+?)"), True),
     (
         _rx(
             r"how (?:long|much longer|much time) (?:is it |is left |left |is there |do we have |do i have )?"
             r"(?:until|till|til|before) (?P<date>.+?)"
         ),
         True,
-        True,
     ),
     (
         _rx(r"how (?:long|many days) (?:ago was|since|has it been since|have passed since|is it since|was it since) (?P<date>.+?)"),
-        True,
         False,
     ),
-    (_rx(r"how many days ago was (?P<date>.+?)"), True, False),
-    (_rx(r"how many (?:days|weeks) (?:are )?(?:left|remaining) in (?:the |this )(?P<date>month|year)"), True, False),
-    (_rx(r"how many (?:days|weeks) (?:are there |are left |is it )?between (?:now|today) and (?P<date>.+?)"), True, False),
-    (_rx(r"when(?:'s| is| was| will be) (?P<date>.+?)(?: this year| next year)?"), True, True),
-    (_rx(r"(?:what(?:'s| is) )?the date (?P<date>.+)"), True, True),
+    (_rx(r"how many days ago was (?P<date>.+?)"), False),
+    (_rx(r"how many (?:days|weeks) (?:are )?(?:left|remaining) in (?:the |this )(?P<date>month|year)"), False),
+    (_rx(r"how many (?:days|weeks) (?:are there |are left |is it )?between (?:now|today) and (?P<date>.+?)"), False),
+    (
+        _rx(
+            r"how many (?:days|weeks|months) (?:are there |are |is it |is there )?(?:between|from) (?P<from>.+?) "
+            r"(?:and|to|until|till) (?P<date>.+?)"
+        ),
+        True,
+    ),
+    (_rx(rf"when(?:'s| is| was| will be) (?P<date>.+?){_YEAR}"), True),
+    (_rx(rf"how (?:far away|far off|soon|far) is (?P<date>(?!now\b|it\b|that\b).+?){_YEAR}"), True),
+    (_rx(r"(?:what(?:'s| is| was) )?the date (?P<date>.+)"), True),
+    (_rx(rf"(?:is|was|will) (?P<date>.+?) (?:be )?(?:a|on a) {_WEEKDAY}{_YEAR}"), True),
 ]
 
 
@@ -140,21 +168,43 @@ def _is_date(text: str) -> bool:
     return reads("date", text)
 
 
+_PERSONAL = _rx(r"(?:my|our|his|her|their|your) ")
+_OFFSET = _rx(r"(?P<offset>.+?) (?P<way>from|after|before) (?P<date>.+)")
+_EVENT = _rx(r"(?:my|our|his|her|their|the) [a-z' ]+? (?:on|is on|which is on|falls on|is|,) (?P<date>.+)")
+
+
+def _date_args(when: str) -> dict[str, str]:
+    """The slots of a date: "2 weeks from Friday" → date + offset; "my birthday on 12 August" → the date alone."""
+    if (m := _OFFSET.fullmatch(when)) and m["date"].lower() not in ("now", "today") and reads("offset", m["offset"]):
+        if _is_date(m["date"]) and not re.search(r"\d{4}", m["offset"]):
+            return {"date": m["date"], "offset": m["offset"] + (" before" if m["way"].lower() == "before" else "")}
+    if not _is_date(when) and (m := _EVENT.fullmatch(when)) and _is_date(m["date"]):
+        return {"date": m["date"]}
+    return {"date": when} if when else {}
+
+
 def match_date(t: str) -> Intent | None:
-    for rx, has_date, must_parse in _DATE:
+    for rx, must_parse in _DATE:
         m = rx.fullmatch(t)
         if not m:
             continue
-        when = m.group("date").strip(" ,") if has_date else ""
+        when = (m.group("date") + (m.groupdict().get("year") or "")).strip(" ,") if "date" in rx.groupindex else ""
+        since = (m.groupdict().get("from") or "").strip(" ,")
+        if since:
+            if since.lower() not in ("now", "today") and not _is_date(since):
+                continue
+            if since.lower() not in ("now", "today"):
+                return Intent("date_info", {**_date_args(when), "from_date": since})
         if when.lower() in ("month", "year"):
             when = f"the end of the {when.lower()}"
         if when.lower().startswith("in ") and not _is_date(when):
             if _is_place(when[3:]):  # "what day is it in Tokyo": the clock there says
                 return Intent("current_time", {"place": when[3:].strip()})
             continue
-        if when and must_parse and not _is_date(when):
-            continue
+        args = _date_args(when)
+        if when and (must_parse or _PERSONAL.match(when)) and "offset" not in args and not _is_date(args["date"]):
+            continue  # "when is my dentist appointment", "how many days until my birthday": no date said
         if when.lower() in ("it", "today", "this", "today's date", "now"):
-            when = ""
-        return Intent("date_info", {"date": when} if when else {})
+            args = {}
+        return Intent("date_info", args)
     return None

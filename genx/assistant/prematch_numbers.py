@@ -5,7 +5,8 @@ arithmetic must evaluate with the calculator's parser and contain an operator
 ("what is 1990" is not a sum; "who won the world cup in 2018" has no
 operator), and a conversion's two units must be known to pint and convertible
 ("how many calories in 2 eggs", "how many kilometers is a marathon" are not
-conversions). Spoken numbers are read first ("seventeen times twenty three").
+conversions); money between two currencies is claimed too, and the tool says
+it has no exchange rates offline. Spoken numbers are read first ("seventeen times twenty three").
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from genx.assistant.intents import Intent
 from genx.errors import ToolFailure
 from genx.toolbox.calc import evaluate, normalise_expression
 from genx.toolbox.numwords import parse_number, words_to_numbers
-from genx.toolbox.units import convert
+from genx.toolbox.units import convert, money_pair
 
 __all__ = ["match_calc", "match_convert"]
 
@@ -46,9 +47,18 @@ _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied 
     (_rx(r"\b(?:take|subtract) (\d+(?:\.\d+)?) (?:away )?from (\d+(?:\.\d+)?)"), r"\2 - \1"),
     (_rx(r"\b(\d+(?:\.\d+)?) (?:take away|less) (\d+(?:\.\d+)?)"), r"\1 - \2"),
     (_rx(r"\b(?:add|sum) (\d+(?:\.\d+)?) (?:and|plus|to|with) (\d+(?:\.\d+)?)"), r"\1 + \2"),
+    (_rx(r"^(?:if )?(?:we|i|you|they) (?:split|share|divide) (.+?) (?:between|among|by|into) (\d+)"
+         r"(?: people| persons| ways| friends| of us)?,? how much (?:does|do|will|would|should) (?:each|every)"
+         r"(?: one| person| of us| of them| one of us)? (?:pay|get|owe|have|be|cost)"),
+     r"\1 / \2"),
+
     (_rx(r"\bdivide (\d+(?:\.\d+)?) (?:by|into) (\d+(?:\.\d+)?)"), r"\1 / \2"),
     (_rx(r"\b(\d+(?:\.\d+)?) (?:divided into|split (?:into|between|among|by)|shared (?:between|among|by)) (\d+(?:\.\d+)?)"), r"\1 / \2"),
     (_rx(r"\b(\d+) factorial\b"), r"factorial(\1)"),
+    (_rx(r"\b(\d+) halves of (\d+(?:\.\d+)?)"), r"(\1 / 2) * \2"),
+    (_rx(r"\b(\d+) thirds of (\d+(?:\.\d+)?)"), r"(\1 / 3) * \2"),
+    (_rx(r"\b(\d+) quarters of (\d+(?:\.\d+)?)"), r"(\1 / 4) * \2"),
+    (_rx(r"\b(\d+) fifths of (\d+(?:\.\d+)?)"), r"(\1 / 5) * \2"),
     (_rx(r"\bsqrt of\b"), "sqrt"),
     (_rx(r"\bnegative (?=\d)"), "-"),
     (_rx(r"\b(\d+)/(\d+) of (\d+(?:\.\d+)?)"), r"(\1 / \2) * \3"),
@@ -63,14 +73,22 @@ _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied 
 _OPERATOR = re.compile(r"[-+*/%]|\b(?:sqrt|cbrt|factorial|log|ln|sin|cos|tan)\b")
 
 
+_NUMBER_LIST = _rx(r"\b(?:add(?: up)?|sum(?: up)?|total(?: up)?|the (?:sum|total) of) ((?:\d+(?:\.\d+)?,? )+and \d+(?:\.\d+)?)$")
+
+
+def _list_sum(m: re.Match[str]) -> str:
+    return " + ".join(re.findall(r"\d+(?:\.\d+)?", m[1]))
+
+
 def _arithmetic(t: str) -> str:
     """The arithmetic part of ``t``, numberised, with our extra spoken forms rewritten ("double 21" → "2 * 21")."""
     s = words_to_numbers(t.lower())
+    s = _NUMBER_LIST.sub(_list_sum, s)  # "add up 48, 67 and 125"
     s = _CALC_TAIL.sub("", _CALC_LEAD.sub("", s)).strip(" ,?")
     s = re.sub(r"^(?:is|the) ", "", s)
     for rx, repl in _SPOKEN:
         s = rx.sub(repl, s)
-    return s
+    return re.sub(r"^an? (?=\d)", "", s)  # "a 20 percent tip on 85"
 
 
 def match_calc(t: str) -> Intent | None:
@@ -132,6 +150,7 @@ def match_convert(t: str) -> Intent | None:
         try:
             convert(value, src, dst)
         except (ToolFailure, ValueError, ArithmeticError, TypeError):
-            continue
+            if not money_pair(src, dst):  # "50 euros to dollars": the tool says it has no exchange rates
+                continue
         return Intent("convert_units", {"value": value, "from_unit": src, "to_unit": dst})
     return None

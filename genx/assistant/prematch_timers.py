@@ -7,6 +7,9 @@ where a phrasing leaves the split open ("remind me to buy milk at the shop at
 that names the tool outright ("set a timer for banana minutes") is claimed
 even when the value does not read, so the tool's own answer explains it.
 Spoken numbers become digits first ("five minute timer" → duration "5 minute").
+A repeat phrase ("every weekday", "on weekends", "every Monday", "daily at 7")
+is taken out of an alarm or reminder first and becomes the ``repeat`` slot
+(:func:`~genx.toolbox.reminders.repeat.split_repeat`, the tool's own reader).
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ import re
 from collections.abc import Callable
 
 from genx.assistant.intents import Intent
-from genx.assistant.slot_reads import reads
+from genx.assistant.slot_reads import read_match, reads
 from genx.toolbox.numwords import words_to_numbers
+from genx.toolbox.reminders.repeat import has_repeat_words, split_repeat
 
 __all__ = ["match_alarm", "match_cancel", "match_list", "match_reminder", "match_timer"]
 
@@ -41,7 +45,7 @@ _SET = (
 _ART = r"(?:a |an |the |my |new |one )?"
 _NAMED = r"(?:for|called|named|labelled|labeled|titled)"
 _QUANTITY = re.compile(r"\d|\b(?:an?|half|couple|quarter)\b|\b(?:sec|second|min|minute|hour|hr|h|m|s)s?\b", re.IGNORECASE)
-_BAD_LABEL = re.compile(r"^(?:new|quick|another|second|the|a|an|my|kitchen timer|timer)$", re.IGNORECASE)
+_BAD_LABEL = re.compile(r"^(?:new|quick|another|second|the|a|an|my|kitchen timer|timer|recurring|repeating)$", re.IGNORECASE)
 
 
 def _label(text: str) -> str:
@@ -60,6 +64,11 @@ def _split_named(rest: str, ok: Callable[[str], bool]) -> tuple[str, str] | None
     first = re.fullmatch(rf"{_NAMED} (?P<label>.+?) (?:for|at|of|to) (?P<value>.+)", rest, re.IGNORECASE)
     if first and ok(first["value"]):
         return first["value"], _label(first["label"])
+    parts = re.split(r"[?.!;] +", rest, maxsplit=1)  # "for the eggs? 7 minutes": two sentences, a name and a value
+    if len(parts) == 2:
+        for value, label in (parts, parts[::-1]):
+            if ok(value) and len(label.split()) <= 4 and not ok(label):
+                return value, _label(re.sub(rf"^{_NAMED} ", "", label.strip(" ,"), flags=re.IGNORECASE))
     return None
 
 
@@ -71,7 +80,9 @@ _TIMER_AFTER = _rx(
     rf"(?:{_SET})?{_ART}(?:(?P<label>[a-z]+) )?(?:timer|countdown|count down)"
     r"(?: for| from| of| to| at| on for| going for| lasting| that lasts)? (?P<rest>.+)"
 )
-_TIMER_BEFORE = _rx(rf"(?:{_SET})?(?:a |an |one )?(?P<before>.+?) (?:timer|countdown)(?: (?:{_NAMED}) (?P<label>.+))?")
+_TIMER_BEFORE = _rx(rf"(?:{_SET})?(?:a |an |one )?(?P<before>.+?) (?:timer|countdown)(?: on| going)?(?: (?:{_NAMED}) (?P<label>.+))?")
+_TENS_SECOND = _rx(r"\b(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[ -]second\b(?= timer| countdown| count)")
+_TIME_FOR = _rx(r"time (?P<rest>.+)")  # "time 3 minutes for my tea": the value must read
 _TIMER_OTHER = [
     _rx(r"(?:time me|count ?down|count me down)(?: from| for)? (?P<duration>.+)"),
     _rx(r"(?:tell me|let me know|alert me|ping me|buzz me|notify me|remind me|beep|call me|nudge me) (?:in|after) (?P<duration>.+?)"),
@@ -80,6 +91,7 @@ _TIMER_OTHER = [
 
 
 def match_timer(t: str) -> Intent | None:
+    t = _TENS_SECOND.sub(r"\1 seconds", t)  # "a ninety second timer" is not the 92nd timer
     n = re.sub(r"(\d)-(?=[a-z])", r"\1 ", words_to_numbers(t))  # "a 20-minute timer"
     if m := _TIMER_AFTER.fullmatch(n):
         rest = re.sub(r"^(\d+(?:\.\d+)?)$", r"\1 minutes", m["rest"].strip())  # "a timer for 5": minutes
@@ -95,9 +107,10 @@ def match_timer(t: str) -> Intent | None:
             duration, label = " ".join(words[:cut]), " ".join(words[cut:])
             if _is_span(duration) and len(label.split()) <= 2:
                 return Intent("set_timer", _args("duration", duration, _label(m["label"] or label)))
-    for rx in _TIMER_OTHER:
-        if (m := rx.fullmatch(n)) and _is_span(m["duration"]):
-            return Intent("set_timer", {"duration": m["duration"].strip()})
+    if m := read_match(_TIMER_OTHER, n, "duration"):
+        return Intent("set_timer", {"duration": m["duration"].strip()})
+    if (m := _TIME_FOR.fullmatch(n)) and (split := _split_named(m["rest"], _is_span)) is not None:
+        return Intent("set_timer", _args("duration", split[0], split[1]))
     return None
 
 
@@ -107,6 +120,10 @@ _ALARM_AFTER = _rx(
 )
 _ALARM_BEFORE = _rx(rf"(?:{_SET})?(?:an |a )?(?P<time>.+?) alarm(?: (?:{_NAMED}) (?P<label>.+))?")
 _WAKE = [
+    _rx(
+        r"(?:i (?:have|need|got|want) to|i must|i've got to|i gotta|i'll need to) (?:be up|get up|wake up|be awake)(?: at| by)? "
+        r"(?P<time>.+?),? (?:so )?(?:(?:please|can you|could you) )?(?:set|make|put|give me) (?:an |my |the |me an )?alarm"
+    ),
     _rx(r"(?:wake|get) me(?: up)?(?: at| by| for)? (?P<time>.+)"),
     _rx(r"(?:i (?:need|want|have|got) to )?(?:wake|get) up (?:at|by) (?P<time>.+)"),
     _rx(r"(?:i need a |give me a )?wake ?up call (?:at |for )?(?P<time>.+)"),
@@ -117,7 +134,36 @@ def _time(text: str) -> str:
     return re.sub(r"^(?:at|for)\s+", "", text.strip(" ,"), flags=re.IGNORECASE)
 
 
+#: Repeats the tools do not keep: claimed with the words as said, so the tool's answer says which repeats it keeps.
+_OTHER_REPEAT = _rx(
+    r"\b(?:(?:on )?the (?:1st|first|last|\d+(?:st|nd|rd|th)) (?:day )?of every month|every (?:other|second|2nd) (?:day|week)|"
+    r"every \d+ (?:minutes|hours|days|weeks)|every (?:month|year|hour|fortnight)|monthly|yearly|annually|hourly|fortnightly)\b"
+)
+
+
+def _repeating(match: Callable[[str], Intent | None], t: str) -> Intent | None:
+    """``match`` on ``t`` without its repeat phrase ("every weekday", "on Mondays"), the repeat added as a slot."""
+    if not has_repeat_words(t) and not re.search(r"ly\b|\bother\b", t):
+        return None
+    n = words_to_numbers(t)
+    if other := _OTHER_REPEAT.search(n):  # "every month": the tool explains it keeps daily, weekday, weekend or weekly
+        rest = " ".join(f"{n[: other.start()]} {n[other.end() :]}".split())
+        timed = bool(re.search(r"\d|noon|midnight|morning|evening|night|tomorrow|day\b", rest))
+        if (intent := match(rest if timed else f"{rest} at 9 am")) is None:  # a stand-in moment only to read the rest
+            return None
+        args = {**intent.arguments, "repeat": other[0]}
+        return Intent(intent.tool, args if timed else {**args, "when": ""} if "when" in args else {**args, "time": ""})
+    rest, repeat = split_repeat(n)
+    if repeat is None or (intent := match(rest)) is None:
+        return None
+    return Intent(intent.tool, {**intent.arguments, "repeat": repeat.value})
+
+
 def match_alarm(t: str) -> Intent | None:
+    return _repeating(_match_alarm, t) or _match_alarm(t)
+
+
+def _match_alarm(t: str) -> Intent | None:
     n = words_to_numbers(t)
     if m := _ALARM_AFTER.fullmatch(n):
         rest = m["rest"].strip()
@@ -127,12 +173,25 @@ def match_alarm(t: str) -> Intent | None:
             return Intent("set_alarm", _args("time", _time(split[0]), label or split[1]))
         if (m["prep"] or rest[:1].isdigit()) and re.search(r"\d|noon|midnight", rest) and not re.search(rf" {_NAMED} ", rest):
             return Intent("set_alarm", _args("time", _time(rest), label))
-    if (m := _ALARM_BEFORE.fullmatch(n)) and _is_when(m["time"]):
+    if m := read_match([_ALARM_BEFORE], n, "time"):
         return Intent("set_alarm", _args("time", _time(m["time"]), _label(m["label"] or "")))
-    for rx in _WAKE:
-        if (m := rx.fullmatch(n)) and _is_when(m["time"]):
-            return Intent("set_alarm", {"time": _time(m["time"])})
+    if m := read_match(_WAKE, n, "time"):
+        return Intent("set_alarm", {"time": _morning(_time(m["time"]))})
     return None
+
+
+_DAYISH = r"(?:tomorrow|today|(?:on |this |next )?(?:mon|tues|wednes|thurs|fri|satur|sun)day)"
+_BARE_HOUR = re.compile(
+    rf"(?P<pre>(?:{_DAYISH} )?(?:at )?)(?P<h>0?[1-9]|1[01])(?:[:. ](?P<m>[0-5]\d))?(?P<post>(?: {_DAYISH})?)", re.IGNORECASE
+)
+
+
+def _morning(time: str) -> str:
+    """A wake-up at a bare hour is in the morning: "wake me at 6:30" → "6:30 am" (am/pm or a part of the day said: kept)."""
+    if re.search(r"\b(?:[ap]\.? ?m\b|morning|afternoon|evening|night|tonight|noon|midnight|o'?clock)", time, re.IGNORECASE):
+        return time
+    m = _BARE_HOUR.fullmatch(time)
+    return f"{m['pre']}{m['h']}:{m['m'] or '00'} am{m['post']}" if m else time
 
 
 _REMIND_LEAD = _rx(
@@ -142,7 +201,8 @@ _REMIND_LEAD = _rx(
 )
 _WHEN_START = re.compile(
     r"^(?:at|in|on|by|for|tomorrow|tonight|today|this|next|noon|midnight|after|before|monday|tuesday|wednesday|thursday|friday|"
-    r"saturday|sunday|\d)\b",
+    r"saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|\d)\b",
     re.IGNORECASE,
 )
 _LINK = r"(?:to|that|about|of|so i|so that i)"
@@ -166,6 +226,10 @@ _WHEN_FIRST = _rx(r"(?P<when>.+?),? (?:please |can you |could you )?remind me (?
 
 
 def match_reminder(t: str) -> Intent | None:
+    return _repeating(_match_reminder, t) or _match_reminder(t)
+
+
+def _match_reminder(t: str) -> Intent | None:
     n = words_to_numbers(t)
     if (first := _WHEN_FIRST.fullmatch(n)) and (when := _moment(first["when"])) is not None:  # "in 20 minutes remind me to …"
         return Intent("set_reminder", {"text": _reminder_text(first["body"]), "when": when})
@@ -191,6 +255,7 @@ def match_reminder(t: str) -> Intent | None:
 _KINDS = r"(?:timers?|alarms?|reminders?|countdowns?)"
 _MINE = (
     r"(?:my |the |all |all my |all the |all of my |any |all of the )?(?:current |active |pending |running |upcoming |set |existing |open )?"
+    r"(?:recurring |repeating |daily |weekly |weekday |weekend |morning )?"
 )
 _LIST = [
     _rx(rf"(?:list|show|show me|read|read out|read me|tell me|check|give me|display|see|view|what are|go through|review)(?: all)?(?: of)? "
@@ -200,15 +265,20 @@ _LIST = [
         r"have i (?:got|set)|did i set|i have|have i|are coming up|are still running|are set for|are there for)"
         r"(?: (?:right )?now| today| tomorrow| tonight| this week| set| running)?"),
     _rx(rf"(?:do i have|are there|have i (?:got|set)|is there|got|any) (?:any )?{_KINDS}"
-        r"(?: set| running| on| left| active| pending| today| tomorrow| going)?"),
+        r"(?: set| running| on| left| active| pending| today| tomorrow| going)?"
+        r"(?: (?:for |on )?(?:today|tomorrow|tonight|this week|the morning|tomorrow morning|monday|tuesday|wednesday|thursday|"
+        r"friday|saturday|sunday))?"),
     _rx(r"how (?:much time is|long is|much time|long|much longer|many minutes are)(?: left| remaining| to go)? (?:on|for|in) "
         r"(?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
     _rx(r"(?:what's |what is )?(?:the )?time (?:left|remaining) on (?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
     _rx(r"how long (?:until|till|before) (?:my |the )(?:[a-z0-9]+ )?(?:timer|alarm|countdown)s? "
         r"(?:goes off|go off|rings?|is done|ends|finishes)"),
     _rx(rf"are any {_KINDS} (?:set|running|on|active|pending)(?: now)?"),
-    _rx(r"(?:is|are) (?:my|the|an?|any) (?:alarm|timer|reminder|countdown)s? (?:set|on|running|going|active)(?: now)?"),
+    _rx(r"(?:is|are) (?:my|the|an?|any) (?:[a-z0-9]+ )?(?:alarm|timer|reminder|countdown)s? (?:still )?"
+        r"(?:set|on|running|going|active|ticking|counting)(?: now| still)?"),
     _rx(rf"what(?:'s| is) (?:the )?status of (?:my |the )?{_KINDS}"),
+    _rx(r"what(?:'s| is) (?:pending|scheduled|running|ticking)(?: right now| now)?|what are you timing(?: right now| now)?|"
+        r"(?:list|show me|tell me|show) (?:everything|all) (?:you're|you are|that you're|that is) (?:timing|counting down)"),
     _rx(r"how much (?:time is|time do i have|longer is) left|how long is left"),
     _rx(r"(?:what's|what is|how much is|how much time is) (?:left|remaining) on (?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
     _rx(rf"what(?:'s| is| are) (?:on )?my {_KINDS}|(?:my |the )?{_KINDS} status|status of (?:my |the )?{_KINDS}|my {_KINDS}"),
@@ -223,7 +293,7 @@ _WHICH = (
     r"(?: \d+| number \d+| (?:called|named|for|about|at|to|on) [a-z0-9: ]+)?)"
 )
 _CANCEL = [
-    _rx(rf"{_CANCEL_VERB} {_WHICH}(?: anymore| any more| please| now)?"),
+    _rx(rf"(?:never ?mind,? |no,? |wait,? |actually,? |oh,? )?{_CANCEL_VERB} {_WHICH}(?: anymore| any more| please| now)?"),
     _rx(rf"(?:turn|switch|shut) {_WHICH} off"),
 ]
 
@@ -232,7 +302,24 @@ def match_list(t: str) -> Intent | None:
     return Intent("list_timers", {}) if any(rx.fullmatch(t) for rx in _LIST) else None
 
 
+#: "cancel it", "never mind": no item named; the tool takes the only one or the one just set, else asks which.
+_CANCEL_IT = _rx(
+    r"(?:(?:ok |okay |oh |actually |no |no wait,? |never ?mind,? |wait,? )?(?:cancel|delete|remove|scrap|scratch|undo|call off|drop|"
+    r"kill|get rid of) "
+    r"(?:it|that|this|that one|this one)"
+    r"(?: please| now| actually)?|never ?mind(?: that| it)?)"
+)
+_CANCEL_LAST = _rx(
+    r"(?:cancel|delete|remove|scrap|undo|drop|kill|stop) (?P<which>the (?:last|latest|most recent) (?:one|timer|alarm|reminder)|"
+    r"the (?:one|timer|alarm|reminder|countdown) (?:i|you) just (?:set|made|added|started|created))"
+)
+
+
 def match_cancel(t: str) -> Intent | None:
+    if _CANCEL_IT.fullmatch(t):
+        return Intent("cancel_timer", {})
+    if m := _CANCEL_LAST.fullmatch(t):
+        return Intent("cancel_timer", {"which": m["which"]})
     for rx in _CANCEL:
         if m := rx.fullmatch(words_to_numbers(t)):
             return Intent("cancel_timer", {"which": re.sub(r"\bnumber (?=\d)", "", m["which"]).strip()})

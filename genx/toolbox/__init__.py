@@ -6,7 +6,8 @@ sentences (bad input → an error result a user can act on, via
 
 * ``current_time`` / ``date_info`` (:mod:`.timeinfo`): the time in any city,
   country or zone (:mod:`.places`: GeoNames-derived table in ``data/``), the
-  weekday of a date, days until it, a date some time from now (:mod:`.dates`);
+  weekday of a date, days until it, a date some time from now (:mod:`.dates`;
+  holidays by name, Easter and the US n-th-weekday ones computed, :mod:`.holidays`);
 * ``calculate`` (:mod:`.calc`): arithmetic without ``eval``, with size limits;
 * ``convert_units`` (:mod:`.units`): pint conversions, temperatures included;
 * ``set_timer`` / ``set_alarm`` / ``set_reminder`` / ``list_timers`` /

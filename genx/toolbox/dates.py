@@ -6,9 +6,9 @@ month-first), "25th of December 2026", "December 25, 2026", "Dec 25" (without a
 year: the next one on or after today), weekdays ("Friday" = the next one on or
 after today, "next Friday" strictly after, "last Friday" before), "today",
 "tomorrow", "the day after tomorrow", "next week/month/year", "the weekend"
-(its Saturday), "the end of the month/year", "<date> next year", holidays (New
-Year, New Year's Eve, Christmas, Christmas Eve, Boxing Day, Valentine's Day,
-Halloween, Easter) and a length of time from today ("in 3 weeks", "3 days ago").
+(its Saturday), "the end of the month/year", "<date> next year", holidays by name (:mod:`.holidays`: Christmas, New
+Year, Easter, Thanksgiving, Mother's Day…; the next one on or after today, or
+"Easter 2027") and a length of time from today ("in 3 weeks", "3 days ago").
 An unreadable date raises :class:`~genx.errors.ToolFailure` quoting it.
 """
 
@@ -18,10 +18,11 @@ import re
 from datetime import date, timedelta
 
 from genx.errors import ToolFailure
+from genx.toolbox.holidays import Holiday, easter, holiday
 from genx.toolbox.numwords import words_to_numbers
 from genx.toolbox.spans import Span, parse_span
 
-__all__ = ["MONTHS", "MONTH_NAMES", "WEEKDAYS", "WEEKDAY_NAMES", "easter", "parse_date", "spoken_date"]
+__all__ = ["MONTHS", "MONTH_NAMES", "WEEKDAYS", "WEEKDAY_NAMES", "easter", "holiday_name", "parse_date", "spoken_date"]
 
 MONTHS = {
     name: i + 1
@@ -46,28 +47,6 @@ _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
 _WEEKDAY = "|".join(sorted(WEEKDAYS, key=len, reverse=True))
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?:,?\s*(\d{4}))?"
-
-_FIXED_HOLIDAYS = {
-    "new year": (1, 1), "new years": (1, 1), "new years day": (1, 1), "new year day": (1, 1),
-    "new years eve": (12, 31), "new year eve": (12, 31), "silvester": (12, 31), "hogmanay": (12, 31),
-    "christmas": (12, 25), "christmas day": (12, 25), "xmas": (12, 25), "christmas eve": (12, 24), "boxing day": (12, 26),
-    "valentines day": (2, 14), "valentines": (2, 14), "valentine day": (2, 14), "halloween": (10, 31),
-    "st patricks day": (3, 17), "saint patricks day": (3, 17), "april fools day": (4, 1), "may day": (5, 1),
-}  # fmt: skip
-
-
-def easter(year: int) -> date:
-    """Western (Gregorian) Easter Sunday: the anonymous Gregorian computus."""
-    a, b, c = year % 19, year // 100, year % 100
-    d, e = divmod(b, 4)
-    g = (8 * b + 13) // 25
-    h = (19 * a + b - d - g + 15) % 30
-    i, k = divmod(c, 4)
-    l_ = (32 + 2 * e + 2 * i - h - k) % 7
-    m = (a + 11 * h + 22 * l_) // 451
-    month, day = divmod(h + l_ - 7 * m + 114, 31)
-    return date(year, month, day + 1)
-
 
 def _clean(text: str) -> str:
     t = words_to_numbers(text.lower())
@@ -174,19 +153,30 @@ def _weekday(today: date, weekday: int, which: str) -> date:
 
 
 def _holiday(t: str, today: date, src: str) -> date | None:
-    m = re.fullmatch(r"(?:next\s+|this\s+)?([a-z ]+?)(?:\s+(\d{4}))?", t)
-    if m is None:
+    m = re.fullmatch(r"(?:(next|this|the|last)\s+)?([a-z0-9 ]+?)(?:\s+(\d{4}))?", t)
+    found = holiday(m[2]) if m is not None else None
+    if m is None or found is None:
         return None
-    name, year = m[1].strip(), m[2]
-    if name in ("easter", "easter sunday", "easter day"):
-        if year is not None:
-            return easter(int(year))
-        found = easter(today.year)
-        return found if found >= today else easter(today.year + 1)
-    if name in _FIXED_HOLIDAYS:
-        month, day = _FIXED_HOLIDAYS[name]
-        return _dated(today, day, month, year, src)
-    return None
+    if m[3] is not None:
+        return _in_year(found, int(m[3]), src)
+    this_year = _in_year(found, today.year, src)
+    if m[1] == "last":  # the one before today
+        return this_year if this_year < today else _in_year(found, today.year - 1, src)
+    return this_year if this_year >= today else _in_year(found, today.year + 1, src)
+
+
+def _in_year(found: Holiday, year: int, src: str) -> date:
+    try:
+        return found.on(year)
+    except (ValueError, OverflowError):
+        raise ToolFailure(f"{src!r} is outside the calendar I can count on (years 1 to 9999).") from None
+
+
+def holiday_name(text: str) -> str | None:
+    """The display name of the holiday ``text`` names ("christmas 2027" → "Christmas Day"), else ``None``."""
+    t = re.sub(r"\s+(?:\d{4}|(?:this|next) year)$", "", _clean(text))
+    found = holiday(re.sub(r"^(?:next|this|the|last)\s+", "", t))
+    return found.name if found is not None else None
 
 
 MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December")

@@ -12,7 +12,7 @@ from datetime import date, datetime, tzinfo
 
 from genx.errors import ToolFailure
 from genx.toolbox.clock import Clock, local_zone, local_zone_name, now_in, wall_clock_ms
-from genx.toolbox.dates import parse_date, spoken_date
+from genx.toolbox.dates import holiday_name, parse_date, spoken_date
 from genx.toolbox.places import Place, resolve_place, zone_label
 from genx.toolbox.spans import parse_span
 from genx.tools import FuncTool
@@ -78,10 +78,10 @@ def date_tool(clock: Clock = wall_clock_ms, zone: tzinfo | None = None) -> FuncT
     home = zone
 
     def date_info(date: str = "", offset: str = "", from_date: str = "") -> str:
-        """Work out a date: its weekday, how many days until or since it, or the date some time from now.
+        """Work out a date or holiday: its weekday, how many days until or since it, or the date some time from now.
 
         Args:
-            date: the date asked about ("25 December 2026", "New Year", "next Friday", "in 3 weeks"); empty for today.
+            date: the date or holiday asked about ("25 December 2026", "next Friday", "in 3 weeks", "Easter"); empty for today.
             offset: a length of time to add to that date ("3 weeks", "10 days ago"); empty for none.
             from_date: count the days from this date instead of from today ("1 March 2026"); empty for today.
         """
@@ -95,7 +95,9 @@ def date_tool(clock: Clock = wall_clock_ms, zone: tzinfo | None = None) -> FuncT
         base, base_name = (parse_date(from_date, today), "") if from_date.strip() else (today, "today")
         base_name = base_name or spoken_date(base)
         verb = "is" if target >= today else "was"
-        sentence = f"{spoken_date(target)} {verb} {_distance(target, base, base_name)}"
+        name = holiday_name(date) if not offset.strip() else None
+        distance = _distance(target, base, base_name)
+        sentence = f"{name} {verb} on {spoken_date(target)}, {distance}" if name else f"{spoken_date(target)} {verb} {distance}"
         if base_name == "today" and target != today:
             sentence += f"; today is {spoken_date(today)}"
         return sentence + "."

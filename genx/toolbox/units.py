@@ -7,7 +7,9 @@ Temperatures are offset units: a quantity is created directly in its unit
 sees a unit, :func:`unit_name` maps the names people say ("degrees Celsius",
 "kph", "kilometres per hour", "square feet", "gb") to pint's. An unknown unit or
 a conversion between different kinds of quantity raises
-:class:`~genx.errors.ToolFailure` naming the unit.
+:class:`~genx.errors.ToolFailure` naming the unit; money between currencies
+:class:`CurrencyConversion` (no live exchange rates offline: the tool says so
+rather than a small model inventing a rate).
 """
 
 from __future__ import annotations
@@ -21,7 +23,31 @@ from genx.errors import ToolFailure
 from genx.toolbox.numwords import parse_number
 from genx.tools import FuncTool
 
-__all__ = ["convert", "format_amount", "unit_name", "units_tool"]
+__all__ = ["CurrencyConversion", "convert", "format_amount", "money_pair", "unit_name", "units_tool"]
+
+
+class CurrencyConversion(ToolFailure):
+    """Money between currencies: rates change every day and nothing offline knows them."""
+
+
+_CURRENCY = re.compile(
+    r"(?:us |american |canadian |australian |hong kong |new zealand |singapore )?"
+    r"(?:euros?|dollars?|bucks|usd|eur|gbp|jpy|cny|inr|cad|aud|chf|yen|yuan|renminbi|rupees?|pesos?|francs?|rubles?|roubles?|"
+    r"won|lira|liras|reais|real|rand|krona|kronor|krone|zloty|dirhams?|riyals?|bitcoins?|btc|pounds? sterling|sterling|quid|"
+    r"\$|€|£|¥)",
+    re.IGNORECASE,
+)
+
+
+def _money(unit: str) -> bool:
+    return _CURRENCY.fullmatch(unit.strip()) is not None
+
+
+def money_pair(from_unit: str, to_unit: str) -> bool:
+    """Both are currencies ("pounds" counts next to one): a request for an exchange rate."""
+    pounds = re.compile(r"(?:british )?pounds?", re.IGNORECASE)
+    sides = [_money(u) or pounds.fullmatch(u.strip()) is not None for u in (from_unit, to_unit)]
+    return all(sides) and (_money(from_unit) or _money(to_unit))
 
 # Spoken or ambiguous names → pint names. Keys are lower case; symbols whose case matters (MB vs mb) are here too.
 _ALIASES = {
@@ -113,6 +139,10 @@ def convert(value: float, from_unit: str, to_unit: str) -> tuple[float, str, str
     """``value`` in ``from_unit`` as ``to_unit``: (number, from unit's name, to unit's name)."""
     import pint
 
+    if _money(from_unit) or _money(to_unit):  # "pounds" alone is a mass: money only next to a currency
+        raise CurrencyConversion(
+            f"I can't convert {from_unit.strip()} to {to_unit.strip()} offline: exchange rates change every day and I have no live rates."
+        )
     with _lock:  # the registry's caches are not thread-safe; conversions take microseconds
         ureg = _registry()
         src, dst = _unit(ureg, from_unit), _unit(ureg, to_unit)

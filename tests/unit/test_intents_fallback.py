@@ -74,3 +74,10 @@ def test_a_model_intent_for_a_message_without_that_tools_words_is_not_trusted() 
     assert not trusted(Intent("list_timers", {}, "model"), "what is 2 plus 2 my friend")
     assert not trusted(Intent("current_time", {"place": "Paris"}, "model"), "I love Paris in the spring")
     assert trusted(Intent("current_time", {"place": "Paris"}, "model"), "hmm the time over in Paris, what is it")
+
+
+def test_a_model_value_the_message_never_said_is_not_trusted() -> None:
+    assert not trusted(Intent("set_reminder", {"text": "feed the fish", "when": "christmas"}, "model"), "remind me to feed the fish")
+    assert not trusted(Intent("set_alarm", {"time": "7 am"}, "model"), "alarm please, the usual")
+    assert trusted(Intent("set_alarm", {"time": "7 am"}, "model"), "an alarm for seven a.m. if you would")
+    assert trusted(Intent("set_timer", {"duration": "4 minutes", "label": "eggs"}, "model"), "timer going for the eggs, four minute")

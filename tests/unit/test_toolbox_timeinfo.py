@@ -9,7 +9,8 @@ import pytest
 
 from genx.errors import ToolFailure
 from genx.realtime import ManualClock
-from genx.toolbox.dates import easter, parse_date
+from genx.toolbox.dates import easter, holiday_name, parse_date
+from genx.toolbox.holidays import nth_weekday
 from genx.toolbox.timeinfo import date_tool, time_tool
 from genx.tools import FuncTool
 
@@ -64,7 +65,7 @@ async def test_what_day_is_christmas_2026(dates: FuncTool) -> None:
 
 async def test_how_many_days_until_new_year(dates: FuncTool) -> None:
     r = await dates.call({"date": "New Year"})
-    assert r.content.startswith("Friday, 1 January 2027 is in 304 days")
+    assert r.content.startswith("New Year's Day is on Friday, 1 January 2027, in 304 days")
 
 
 async def test_the_date_in_three_weeks(dates: FuncTool) -> None:
@@ -75,7 +76,7 @@ async def test_the_date_in_three_weeks(dates: FuncTool) -> None:
 
 async def test_days_between_two_dates(dates: FuncTool) -> None:
     r = await dates.call({"date": "christmas", "from_date": "1 December 2026"})
-    assert r.content == "Friday, 25 December 2026 is 24 days (3 weeks and 3 days) after Tuesday, 1 December 2026."
+    assert r.content == "Christmas Day is on Friday, 25 December 2026, 24 days (3 weeks and 3 days) after Tuesday, 1 December 2026."
 
 
 async def test_a_past_date_says_was_and_ago(dates: FuncTool) -> None:
@@ -143,3 +144,62 @@ def test_a_month_later_clamps_to_the_end_of_a_short_month() -> None:
 def test_nonsense_is_a_tool_failure() -> None:
     with pytest.raises(ToolFailure):
         parse_date("the colour blue", TODAY)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [  # from published calendars; "today" is Tuesday 3 March 2026
+        ("Thanksgiving", date(2026, 11, 26)),
+        ("thanksgiving 2025", date(2025, 11, 27)),
+        ("Thanksgiving 2024", date(2024, 11, 28)),
+        ("Mother's Day", date(2026, 5, 10)),
+        ("mothers day 2025", date(2025, 5, 11)),
+        ("Father's Day", date(2026, 6, 21)),
+        ("Labor Day", date(2026, 9, 7)),
+        ("Memorial Day", date(2026, 5, 25)),
+        ("Independence Day", date(2026, 7, 4)),
+        ("the fourth of July", date(2026, 7, 4)),
+        ("Christmas Eve", date(2026, 12, 24)),
+        ("Boxing Day", date(2026, 12, 26)),
+        ("New Year's Day", date(2027, 1, 1)),
+        ("new year's eve", date(2026, 12, 31)),
+        ("Easter", date(2026, 4, 5)),
+        ("Good Friday", date(2026, 4, 3)),
+        ("easter next year", date(2027, 3, 28)),
+        ("christmas next year", date(2027, 12, 25)),
+        ("next thanksgiving", date(2026, 11, 26)),
+        ("last Christmas", date(2025, 12, 25)),
+        ("last Easter", date(2025, 4, 20)),
+    ],
+)
+def test_holidays_fall_on_their_day(text: str, expected: date) -> None:
+    assert parse_date(text, TODAY) == expected
+
+
+def test_a_holiday_already_past_this_year_is_next_years() -> None:
+    after = date(2026, 12, 1)
+    assert parse_date("Thanksgiving", after) == date(2027, 11, 25)
+    assert parse_date("Easter", after) == date(2027, 3, 28)
+    assert parse_date("Halloween", after) == date(2027, 10, 31)
+    assert parse_date("Halloween this year", after) == date(2026, 10, 31)
+
+
+def test_the_nth_and_last_weekday_of_a_month() -> None:
+    assert nth_weekday(2026, 11, 3, 4) == date(2026, 11, 26)  # 4th Thursday
+    assert nth_weekday(2026, 5, 0, -1) == date(2026, 5, 25)  # last Monday
+    assert nth_weekday(2026, 3, 6, 1) == date(2026, 3, 1)  # the 1st is itself a Sunday
+
+
+def test_holiday_names_are_read_as_people_say_them() -> None:
+    assert holiday_name("mother's day") == "Mother's Day"
+    assert holiday_name("Thanksgiving this year") == "Thanksgiving"
+    assert holiday_name("xmas 2027") == "Christmas Day"
+    assert holiday_name("25 December") is None
+    assert holiday_name("my birthday") is None
+
+
+async def test_a_holiday_answer_names_it(dates: FuncTool) -> None:
+    r = await dates.call({"date": "Thanksgiving"})
+    assert r.content.startswith("Thanksgiving is on Thursday, 26 November 2026, in 268 days")
+    r = await dates.call({"date": "Mother's Day"})
+    assert r.content.startswith("Mother's Day is on Sunday, 10 May 2026, in 68 days")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from genx.toolbox.units import unit_name, units_tool
+from genx.toolbox.units import money_pair, unit_name, units_tool
 
 convert = units_tool()
 
@@ -61,3 +61,15 @@ def test_spoken_unit_names_map_to_pint_names() -> None:
     assert unit_name("square feet") == "(foot)**2"
     assert unit_name("MB") == "megabyte"
     assert unit_name("kilometres per hour") == "(kilometer)/(hour)"
+
+
+async def test_money_between_currencies_is_an_honest_error_not_a_made_up_rate() -> None:
+    r = await units_tool().call({"value": 50, "from_unit": "euros", "to_unit": "US dollars"})
+    assert r.is_error
+    assert r.content == "I can't convert euros to US dollars offline: exchange rates change every day and I have no live rates."
+    assert not (await units_tool().call({"value": 5, "from_unit": "pounds", "to_unit": "kg"})).is_error  # pounds alone: a mass
+
+
+def test_a_money_pair_needs_two_currencies() -> None:
+    assert money_pair("euros", "dollars") and money_pair("pounds", "yen") and money_pair("$", "£")
+    assert not money_pair("pounds", "kilograms") and not money_pair("dollars", "me") and not money_pair("pounds", "pounds")

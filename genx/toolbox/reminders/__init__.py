@@ -1,7 +1,9 @@
 """Timers, alarms and reminders: persisted in the data directory, fired on time, even across a restart.
 
 Owns the store (:mod:`.store`, one atomically written JSON file), the spoken
-moments (:mod:`.when`), the scheduler that fires due items (:mod:`.scheduler`)
+moments (:mod:`.when`), repeats (:mod:`.repeat`: daily, weekdays, weekends,
+weekly; the next occurrence), what a cancel names (:mod:`.choose`), the
+scheduler that fires due items and re-arms repeating ones (:mod:`.scheduler`)
 and the five tools (:mod:`.tools`). Does not own how a fired item is announced:
 the app passes ``on_fire`` (chime plus speech, even while muted, and the window)
 to :meth:`Reminders.scheduler`; see :class:`ReminderScheduler` for the contract.

@@ -4,7 +4,9 @@
 item is due (one ``asyncio`` wait with a timeout; no polling), and wakes early
 when the store changes (a new, sooner timer) or when an injected clock that can
 be subscribed to moves (:class:`genx.realtime.ManualClock` in tests). Each due
-item is passed to ``on_fire(Fired)`` and then removed from the store: an item
+item is passed to ``on_fire(Fired)`` and then removed from the store (a
+repeating one is moved to its next occurrence after now, in the user's zone,
+:func:`~genx.toolbox.reminders.repeat.next_after`): an item
 is announced at least once, and exactly once unless the app dies between the
 announcement and the removal. Items that came due while the app was closed
 fire once when the scheduler starts, soonest first, with ``late=True`` (so are
@@ -24,9 +26,12 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import datetime, tzinfo
 
 from genx.deadline import within
 from genx.realtime import Clock, SubscribableClock, wall_clock_ms
+from genx.toolbox.clock import local_zone
+from genx.toolbox.reminders.repeat import Repeat, next_after
 from genx.toolbox.reminders.store import Reminder, ReminderStore, ReminderStoreError
 
 __all__ = ["Fired", "OnFire", "ReminderScheduler"]
@@ -53,10 +58,19 @@ OnFire = Callable[[Fired], Awaitable[None] | None]
 class ReminderScheduler:
     """Fires the store's due items through ``on_fire``; :meth:`start` it on the running loop."""
 
-    __slots__ = ("_clock", "_fired", "_on_fire", "_task", "late_after_ms", "store")
+    __slots__ = ("_clock", "_fired", "_on_fire", "_task", "_zone", "late_after_ms", "store")
 
-    def __init__(self, store: ReminderStore, on_fire: OnFire, *, clock: Clock = wall_clock_ms, late_after_ms: int = 5000) -> None:
+    def __init__(
+        self,
+        store: ReminderStore,
+        on_fire: OnFire,
+        *,
+        clock: Clock = wall_clock_ms,
+        late_after_ms: int = 5000,
+        zone: tzinfo | None = None,
+    ) -> None:
         self.store = store
+        self._zone = zone  # where a repeating item's wall-clock time is kept; the machine's when None
         self._on_fire = on_fire
         self._clock = clock
         self.late_after_ms = late_after_ms
@@ -120,10 +134,26 @@ class ReminderScheduler:
                 log.exception("the reminder hook failed for %s %d; it counts as fired", item.kind, item.id)
             self._fired.add(item.id)
             try:
-                await asyncio.to_thread(self.store.remove, item.id)
+                await asyncio.to_thread(self._done, item, now)
             except ReminderStoreError as e:
                 log.error("%s; %s %d stays in the file and fires again after a restart", e, item.kind, item.id)
             else:
                 self._fired.discard(item.id)
             fired.append(event)
         return fired
+
+    def _done(self, item: Reminder, now_ms: int) -> None:
+        """A fired item leaves the store, or, repeating, moves to its next time after now."""
+        if not item.repeat:
+            self.store.remove(item.id)
+            return
+        try:
+            repeat = Repeat(item.repeat)
+        except ValueError:
+            log.error("%s %d repeats %r, which is not a repeat; it fired once and is removed", item.kind, item.id, item.repeat)
+            self.store.remove(item.id)
+            return
+        zone = self._zone if self._zone is not None else local_zone()
+        due = datetime.fromtimestamp(item.due_ms / 1000, zone)
+        following = next_after(due, repeat, datetime.fromtimestamp(now_ms / 1000, zone))
+        self.store.reschedule(item.id, int(following.timestamp() * 1000))

@@ -3,7 +3,8 @@
 The file (``reminders.json``) holds ``{"version": 1, "next_id": N, "items": [...]}``
 and is rewritten atomically (:func:`genx.files.write_atomic`) on every change,
 so a crash leaves the old or the new list, never a torn one. Only pending items
-are kept: an item leaves the file when it is cancelled or after it has fired.
+are kept: an item leaves the file when it is cancelled or after it has fired; a
+repeating one (``repeat``) is moved to its next time instead (:meth:`ReminderStore.reschedule`).
 A file that cannot be read is moved aside (``reminders.json.unreadable-<ms>``,
 nothing is lost) and the store starts empty; :attr:`ReminderStore.problem` says so.
 
@@ -55,6 +56,7 @@ class Reminder(BaseModel):
     created_ms: int
     label: str = ""  # the timer's name, or the reminder's text
     duration_s: float | None = None  # what a timer was set for
+    repeat: str = ""  # "" once, else a :class:`~genx.toolbox.reminders.repeat.Repeat` value; due_ms is the next one
 
 
 class _File(BaseModel):
@@ -127,9 +129,13 @@ class ReminderStore:
             return next((i for i in self._data.items if i.id == item_id), None)
 
     # -- changing --------------------------------------------------------------
-    def add(self, kind: Kind, due_ms: int, *, created_ms: int, label: str = "", duration_s: float | None = None) -> Reminder:
+    def add(
+        self, kind: Kind, due_ms: int, *, created_ms: int, label: str = "", duration_s: float | None = None, repeat: str = ""
+    ) -> Reminder:
         with self._lock:
-            item = Reminder(id=self._data.next_id, kind=kind, due_ms=due_ms, created_ms=created_ms, label=label, duration_s=duration_s)
+            item = Reminder(
+                id=self._data.next_id, kind=kind, due_ms=due_ms, created_ms=created_ms, label=label, duration_s=duration_s, repeat=repeat
+            )
             self._data.items.append(item)
             self._data.next_id += 1
             try:
@@ -156,6 +162,23 @@ class ReminderStore:
                 raise
         self._changed()
         return gone
+
+    def reschedule(self, item_id: int, due_ms: int) -> Reminder | None:
+        """Move a (repeating) item to its next ``due_ms``; ``None`` when it is gone (cancelled meanwhile)."""
+        with self._lock:
+            index = next((n for n, i in enumerate(self._data.items) if i.id == item_id), None)
+            if index is None:
+                return None
+            before = self._data.items[index]
+            moved = before.model_copy(update={"due_ms": due_ms})
+            self._data.items[index] = moved
+            try:
+                self._save()
+            except ReminderStoreError:
+                self._data.items[index] = before
+                raise
+        self._changed()
+        return moved
 
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
         """Call ``callback()`` after each change; returns the unsubscribe function."""

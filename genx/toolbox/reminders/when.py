@@ -5,7 +5,7 @@ bare clock time means its next occurrence ("7:30" at 8 o'clock is tomorrow's);
 an hour from 1 to 12 without am/pm means whichever of the two comes first
 ("at 7" at 3 PM is 7 PM). A part of the day stands for a time: morning 9:00,
 noon 12:00, afternoon 15:00, evening 19:00, tonight 20:00, night 21:00,
-midnight 0:00. "half past seven", "quarter to eight" and "quarter past nine"
+midnight 0:00. "half past seven", "quarter to eight" and "(a) quarter past nine"
 are read too. Unreadable text raises :class:`~genx.errors.ToolFailure`.
 """
 
@@ -27,7 +27,7 @@ _MONTH_NAMES = "|".join(MONTHS)
 _LATE_PARTS = ("afternoon", "evening", "tonight", "night")
 
 _CLOCK = re.compile(r"(?:\bat\s+)?\b(\d{1,2})(?:(?:[:.h]|\s)(\d{2}))?\s*(a\s?m|p\s?m|o\s?clock)?(?![\w:])")
-_PAST_TO = re.compile(r"(?:\bat\s+)?\b(half|quarter|\d{1,2})\s+(?:minutes?\s+)?(past|to|after)\s+(\d{1,2})\b")
+_PAST_TO = re.compile(r"(?:\bat\s+)?(?:\ba\s+)?\b(half|quarter|\d{1,2})\s+(?:minutes?\s+)?(past|to|after)\s+(\d{1,2})\b")
 _PART = re.compile(rf"\b(?:in the |at |this |tomorrow |)({'|'.join(PARTS_OF_DAY)}|midnight)\b")
 
 
