@@ -137,10 +137,11 @@ async def _soak(args: argparse.Namespace, server: PulseServer, work: Path) -> di
         await asyncio.sleep(1.0)
         await bench.v2v_turn("Hello there, how are you?")  # warm-up: pages the models in (not counted)
         await bench.wait_quiet()
-        deadline = time.monotonic() + args.max_minutes * 60.0 if args.max_minutes else None
+        limit_min = float(getattr(args, "max_minutes", 0.0) or 0.0)  # (callers that build their own Namespace)
+        deadline = time.monotonic() + limit_min * 60.0 if limit_min else None
         for i in range(args.turns):
             if deadline is not None and time.monotonic() > deadline:
-                print(f"--max-minutes {args.max_minutes:g} reached after {i} turns: the summary covers those", file=sys.stderr)
+                print(f"--max-minutes {limit_min:g} reached after {i} turns: the summary covers those", file=sys.stderr)
                 break
             every = args.bargein_every
             if every and i % every == every - 1:
