@@ -11,8 +11,9 @@ kernels in a ``.nv_fatbin`` section (15 MB, 6 MB of the xz'd download). Parley r
 CPU only (``genx.local.models`` refuses any other ``device``), so no CUDA context is ever created and no kernel
 loaded. The section is allocated (inside a LOAD segment), so it cannot be removed without moving what follows:
 its bytes are overwritten with zeros in place, which keeps every address and the file's layout (the
-installed size stays, the compressed download shrinks). The CUDA runtime only records where the fatbins are
-when the library loads; it reads them when a context is created.
+installed size stays, the compressed download shrinks). The CUDA runtime reads a fatbin only to load its
+kernels into a context, which Parley never creates: with the section zeroed the library loads, reports its
+CUDA device count, and Whisper decodes on the CPU as before (the bundle's self-test).
 
 Usage: ``python strip_libs.py BUNDLE_DIR`` (prints one summary line). Never touches the executable, whose
 archive is appended to it.

@@ -20,8 +20,8 @@ replay and the audio after the detection until either
   phrase). A request that started before a late detection, after the phrase and a gap, keeps its start.
 
 The VAD is at most ``END_WITHIN_MS + GAP_MS`` (250 ms) behind while it holds; the utterance it then opens is
-complete. On Piper's "Hey Jarvis" at six alignments each of 20 renderings, followed by a pause and a question,
-the replay as it was opened a second utterance for 14 % of the clips, this none
+complete. Piper's "Hey Jarvis" (each rendering at six alignments), a pause, a question, the app's webrtcvad:
+the replay as it was opened a second utterance for 5 of 36 clips, this for none of 120
 (``tests/integration/test_wake_tail_audio.py``). Pure: no clock, no I/O.
 
 Does not own: the detection (``genx.local.wakeword``), the gate's awake / asleep state (:mod:`.wake`).
