@@ -30,8 +30,8 @@ The package (``parley_<version>_<arch>.deb``):
 
 ``lintian`` overrides (``usr/share/lintian/overrides/parley``) name each tag left on purpose and why; see
 ``packaging/lintian-overrides``. Compression: the ``.deb`` with xz -9 (dpkg's default format; 311 MB against
-321 MB with zstd -19 for the same bundle, but about twice as slow to build), the archive with zstd -19. The
-models (about 230 MB of weights) hardly compress; the code and Qt do.
+321 MB with zstd -19 for the bundle before Whisper base, but about twice as slow to build; 439 MB now), the
+archive with zstd -19. The models (390 MB of weights) hardly compress; the code and Qt do.
 """
 
 from __future__ import annotations

@@ -9,7 +9,10 @@ the loop: an earcon plays, :class:`~genx.agentkit.events.WakeChanged` is publish
 the loop's state goes from ``idle`` to ``listening``, and from then on the audio
 goes to the VAD, starting with the last ``replay_ms`` before the detection (the
 detector fires a little after the phrase ends: without it, a request spoken
-straight after the phrase loses its first syllable).
+straight after the phrase loses its first syllable). That replay usually holds the
+end of the phrase too: :mod:`.wake_tail` holds it and the audio after the detection
+until it knows where the phrase ended, so the end of the phrase never becomes an
+utterance of its own (a pause follows) and a request in the same breath keeps all of it.
 
 The echo canceller does not remove every trace of Parley's voice (in a loop-back measurement one of three
 "hey jarvis" it said itself still fired), so asleep, a detection while Parley speaks, or within
@@ -42,6 +45,7 @@ from genx.agentkit.echo import FarEndTimeline
 from genx.agentkit.events import LoopState, Mode, WakeChanged
 from genx.agentkit.mic import blob_len
 from genx.agentkit.ports import AudioOutput
+from genx.agentkit.wake_tail import PhraseTail
 from genx.chunk import Blob, MessageChunk
 from genx.ids import new_stream_id
 from genx.stream import stream_of
@@ -142,6 +146,7 @@ class WakeGate:
         self._own_voice_until = -math.inf
         self._recent: deque[MessageChunk] = deque()
         self._recent_bytes = 0
+        self._tail: PhraseTail | None = None  # just woken: the audio around the detection, until the phrase's end is known
 
     @property
     def phrases(self) -> list[str]:
@@ -165,6 +170,9 @@ class WakeGate:
         data = part.data if isinstance(part, Blob) and part.mime == L16_16K else b""
         heard = [d.phrase for d in self._detector.process(data)] if data else []
         if not self.active:
+            if self._tail is not None:
+                self._pass(self._tail.release())
+                self._tail = None
             self._to_vad(chunk)
             return
         now = core.clock()
@@ -181,11 +189,23 @@ class WakeGate:
             return
         if now > self._until:
             self.awake = False
+            self._tail = None
             self._keep(chunk)
             core.emit(WakeChanged(awake=False, phrase=self.phrases[0], reason=f"nothing said for {core.config.follow_up_s:g} s"))
             core.settle("wake word window over")
             return
+        tail = self._tail
+        if tail is not None:  # just woken: held until the phrase's end is known (wake_tail.py)
+            out = tail.feed(chunk)
+            if out is not None:
+                self._tail = None
+                self._pass(out)
+            return
         self._to_vad(chunk)
+
+    def _pass(self, chunks: list[MessageChunk]) -> None:
+        for c in chunks:
+            self._to_vad(c)
 
     def _keep(self, chunk: MessageChunk) -> None:
         """Asleep: remember the last ``replay_ms`` (what the VAD gets first when the wake word is heard)."""
@@ -202,11 +222,13 @@ class WakeGate:
         if self._earcon is not None:
             self._earcon()
         core.settle("wake word")
-        replay = list(self._recent)
+        tail = PhraseTail(list(self._recent))
         self._recent.clear()
         self._recent_bytes = 0
-        for c in replay:
-            self._to_vad(c)
+        if tail.decided is not None:
+            self._pass(tail.decided)
+        else:
+            self._tail = tail
 
 
 __all__ = ["BUSY", "WakeDetectorLike", "WakeGate", "earcon_pcm", "play_earcon", "strip_wake_phrase"]

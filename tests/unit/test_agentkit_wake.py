@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pytest
 
 from genx.agentkit.events import LoopState, Mode, SpeechStarted, StateChanged, UserFinal, WakeChanged
 from genx.agentkit.loop import LoopConfig
@@ -162,4 +163,48 @@ async def test_asleep_a_detection_during_parley_s_own_answer_is_its_echo_and_ign
     assert _wakes(rig) == [False]  # the detection at 1.0 s, inside the answer, did not wake the loop
     await rig.run_until(8.0)
     assert _wakes(rig) == [False, True]
+    await rig.stop()
+
+
+@pytest.mark.parametrize("detected_at", [1.06, 0.9])
+async def test_the_end_of_the_phrase_before_a_pause_opens_no_turn_and_the_question_after_it_is_the_only_one(
+    detected_at: float,
+) -> None:
+    # "Hey Jarvis" from 0.3 to 1.0 s, then a pause and the question. The detector fires 60 ms after the phrase's
+    # end (the 200 ms replay then holds its last 140 ms: enough for the VAD to open an utterance) or, at a low
+    # threshold, while "Jarvis" is still being said. Were the tail an utterance, it would take the first transcript.
+    det = ScriptedWakeDetector([detected_at])
+    rig = await _rig(
+        speech=[(0.3, 1.0), (2.0, 3.0)],
+        transcripts=["what color is the sky", "I'm not sure."],
+        replies=[SHORT, SHORT],
+        wake_detector=det,
+        config=_cfg(wake_replay_ms=200),
+    )
+    await rig.run_until(7.0)
+    assert [e.text for e in rig.of(UserFinal)] == ["what color is the sky"]
+    started = rig.of(SpeechStarted)
+    assert len(started) == 1
+    assert started[0].at - rig.t0 >= 2.0  # the question's route
+    await rig.stop()
+
+
+async def test_a_request_in_the_same_breath_keeps_the_phrase_s_tail_in_its_one_utterance() -> None:
+    det = ScriptedWakeDetector([1.06])  # "Hey Jarvis stop", no pause: the detection falls inside "stop"
+    rig = await _rig(speech=[(0.3, 1.0), (1.03, 1.4)], transcripts=["Jarvis, stop."], replies=[SHORT], wake_detector=det, config=_cfg())
+    await rig.run_until(4.0)
+    assert len(rig.of(SpeechStarted)) == 1
+    assert [e.text for e in rig.of(UserFinal)] == ["Stop."]
+    # the utterance starts in the replay: it holds the phrase's last 140 ms and all of "stop"
+    assert rig.asr.utterances[0][1] >= int((0.14 + 0.37) * RATE) * 2
+    await rig.stop()
+
+
+async def test_a_request_after_a_short_pause_opens_its_own_utterance_without_the_phrase_s_tail() -> None:
+    det = ScriptedWakeDetector([1.06])
+    rig = await _rig(speech=[(0.3, 1.0), (1.3, 2.3)], transcripts=["what time is it"], replies=[SHORT], wake_detector=det, config=_cfg())
+    await rig.run_until(5.0)
+    started = rig.of(SpeechStarted)
+    assert len(started) == 1 and started[0].at - rig.t0 >= 1.3
+    assert [e.text for e in rig.of(UserFinal)] == ["what time is it"]
     await rig.stop()
