@@ -141,7 +141,7 @@ class VoiceLoop:
             asr=asr,
             ptt_vad=ptt_vad,
             turn_detector=turn_detector,
-            turn_context=lambda: self.recorder.context(""),
+            turn_context=self.recorder.check_context,
         )
         self.memory = memory  # long-term memory (the window's Memory panel reaches it here)
         self.memory_link = self.recorder.memory = MemoryLink(memory)  # recall at answer start, recorded turns out to extraction

@@ -57,6 +57,17 @@ class Recorder:
         cfg = self._core.config
         return self.history.context(prompt, system_prompt=cfg.system_prompt, params=cfg.params)
 
+    def check_context(self) -> ModelContext:
+        """The conversation so far as the generator's model sees it (e.g. a small model's context policy): the
+        end-of-turn text check extends the prefilled prompt only when it evaluates the same messages."""
+        ctx = self.context("")
+        view = getattr(self._core.generator, "context_view", None)
+        if callable(view) and self._core.generator_name:
+            shaped = view(self._core.generator_name, ctx)
+            if isinstance(shaped, ModelContext):
+                return shaped
+        return ctx
+
     def record(self, turn: Turn, ans: Answer, *, kept: str, interrupted: bool) -> None:
         """``turn`` is over: ``kept`` is the answer's text as heard (all of it when it was not interrupted)."""
         core = self._core

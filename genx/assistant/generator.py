@@ -203,14 +203,19 @@ class AssistantGenerator:
         if isinstance(target, LlamaCppGenerator) and self.use_router:
             await self.router(target).warm()
 
+    def context_view(self, pattern: str, ctx: ModelContext) -> ModelContext:
+        """``ctx`` as the model behind ``pattern`` will see it (its context policy): what the prompt prefill and the
+        end-of-turn text check must evaluate, or llama.cpp's prompt cache misses at the first difference."""
+        if self.floor.context_policy:
+            return apply_policy(ctx, policy_for(self.resolve(pattern)))
+        return ctx
+
     async def prefill(self, pattern: str, ctx: ModelContext) -> bool:
         """Evaluate the conversation so far ahead of the next turn, shaped as the next answer will see it (the policy)."""
         fn = getattr(self.generators, "prefill", None)
         if fn is None:
             return False
-        if self.floor.context_policy:
-            ctx = apply_policy(ctx, policy_for(self.resolve(pattern)))
-        return bool(await fn(pattern, ctx))
+        return bool(await fn(pattern, self.context_view(pattern, ctx)))
 
     async def aclose(self) -> None:
         fn = getattr(self.generators, "aclose", None)

@@ -440,7 +440,6 @@ def test_speech_over_a_later_answer_is_judged_afresh_after_the_earlier_candidate
     assert tl.answers.calls[-1] == ("cut", r3.turn.turn_id, "barge-in@14.0")
 
 
-
 def test_speech_over_the_answer_that_sounds_unfinished_at_a_pause_is_not_dismissed_until_a_longer_pause() -> None:
     # "Quiet please, … I have a question": the comma pause must not end it as a backchannel
     tl = Timeline(preemptive_generation=False, backchannel_ducking=True)

@@ -350,3 +350,37 @@ def test_the_memory_note_before_the_question_survives_the_small_model_policy() -
     seen = apply_policy(ctx, SMALL_MODEL_POLICY)
     assert memory_note(seen) == "The user's dog is Biscuit."
     assert [m.text() for m in seen.messages()][-1] == "What's my dog called?"
+
+
+async def test_the_end_of_turn_text_check_sees_the_conversation_as_the_prefill_evaluated_it() -> None:
+    # The text check extends the prefilled prompt only when it renders the same messages: with the raw history
+    # (no few-shot examples, every old answer) llama.cpp's cache missed at the first example and the check
+    # re-evaluated the whole prompt (turn check ~1 s, then the answer again: bench/turn_taking.py set a).
+    from genx.agentkit.core import LoopConfig, LoopCore
+    from genx.agentkit.events import EventBus
+    from genx.agentkit.recorder import Recorder
+    from genx.generators.llamacpp import LlamaCppGenerator
+
+    seen: list[ModelContext] = []
+
+    class Fake(LlamaCppGenerator):
+        def __init__(self) -> None:
+            pass
+
+        def model_bytes(self) -> int | None:
+            return 100_000_000
+
+        async def prefill(self, pattern: str, ctx: ModelContext) -> bool:
+            seen.append(ctx)
+            return True
+
+    gen = AssistantGenerator(Fake(), [], use_router=False)
+    cfg = LoopConfig(generator="offline/smollm2", system_prompt="Be brief.")
+    core = LoopCore(cfg, generator=gen, conversation_id="c1", clock=lambda: 0.0, wall_clock=lambda: 0.0, bus=EventBus())
+    rec = Recorder(core, None)
+    rec.history.add("What is the capital of France?", "Paris.")
+    rec.history.add("And of Spain?", "Madrid.")
+    assert await gen.prefill("offline/smollm2", rec.context(""))
+    checked = rec.check_context()
+    assert [(m.role, m.text()) for m in checked.messages()] == [(m.role, m.text()) for m in seen[0].messages()]
+    assert "Paris." not in [m.text() for m in checked.messages()]  # the policy's view, not the raw history
