@@ -122,4 +122,7 @@ async def test_a_question_in_one_breath_with_the_phrase_is_one_utterance_with_al
             assert [e.kind for e in events] == ["start", "end"], (text, lead, events)
             words = _words(strip_wake_phrase(whisper(routes[0]), ["Hey Jarvis"]))
             expected = {"what", "color", "clear", "day"} if "color" in text else {"what", "time", "is", "it"}
-            assert expected <= set(words), (text, lead, words)
+            # (each word heard, whatever ending Whisper gave it: "what color is the sky" came back once as
+            # "what colors this guy"; a cut at either end would lose "what" or "clear day")
+            missing = [w for w in expected if not any(h.startswith(w) for h in words)]
+            assert not missing, (text, lead, words, missing)
