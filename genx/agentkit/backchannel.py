@@ -32,6 +32,7 @@ BACKCHANNEL_PHRASES = frozenset(
         "huh", "ha", "haha", "hah", "heh", "hehe", "thank you", "thanks", "you",
     }
 )  # fmt: skip
+_ONE_WORD_BACKCHANNELS = frozenset(p for p in BACKCHANNEL_PHRASES if " " not in p)
 _MAX_PHRASE_WORDS = 2
 _WORD = re.compile(r"[a-z']+")
 
@@ -81,8 +82,7 @@ FUNCTION_WORDS = frozenset(
 
 def content_words(text: str) -> list[str]:
     """The words of ``text`` that are not listener talk and not a lone letter ("okay but what" → ["but", "what"])."""
-    single = {p for p in BACKCHANNEL_PHRASES if " " not in p}
-    return [w for w in words(text) if len(w) > 1 and w not in single]
+    return [w for w in words(text) if len(w) > 1 and w not in _ONE_WORD_BACKCHANNELS]
 
 
 def is_interruption(text: str, voiced_ms: float, *, after_ms: float, min_words: int = MIN_WORDS) -> bool:

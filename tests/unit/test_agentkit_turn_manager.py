@@ -440,8 +440,8 @@ def test_speech_over_a_later_answer_is_judged_afresh_after_the_earlier_candidate
     assert tl.answers.calls[-1] == ("cut", r3.turn.turn_id, "barge-in@14.0")
 
 
-def test_speech_over_the_answer_that_sounds_unfinished_at_a_pause_is_not_dismissed_until_a_longer_pause() -> None:
-    # "Quiet please, … I have a question": the comma pause must not end it as a backchannel
+def _checked_speech_over_the_answer() -> tuple[Timeline, list[str], SpeechRoute, Utterance]:
+    """Speech over a ducked answer whose pauses an end-of-turn detector judges; ``ended``: dismissed turns."""
     tl = Timeline(preemptive_generation=False, backchannel_ducking=True)
     tl.answers.can_duck = True
     ended: list[str] = []
@@ -450,6 +450,12 @@ def test_speech_over_the_answer_that_sounds_unfinished_at_a_pause_is_not_dismiss
     tl.turns.admit_speech(3.0, "speech onset")
     r2, u2 = tl.at(3.05).speech("v2")
     r2.needs_verdict = True
+    return tl, ended, r2, u2
+
+
+def test_speech_over_the_answer_that_sounds_unfinished_at_a_pause_is_not_dismissed_until_a_longer_pause() -> None:
+    # "Quiet please, … I have a question": the comma pause must not end it as a backchannel
+    tl, ended, r2, u2 = _checked_speech_over_the_answer()
     u2.provisional = "Question."
     r2.pause_verdict = False  # the detector: unfinished
     r2.pauses.total_voiced_ms, r2.pauses.quiet_ms = 450.0, 700.0
@@ -461,14 +467,7 @@ def test_speech_over_the_answer_that_sounds_unfinished_at_a_pause_is_not_dismiss
 
 
 def test_speech_over_the_answer_judged_complete_is_dismissed_at_the_short_pause() -> None:
-    tl = Timeline(preemptive_generation=False, backchannel_ducking=True)
-    tl.answers.can_duck = True
-    ended: list[str] = []
-    tl.turns.on_dismissed = lambda turn: ended.append(turn.turn_id)
-    _speaking(tl)
-    tl.turns.admit_speech(3.0, "speech onset")
-    r2, u2 = tl.at(3.05).speech("v2")
-    r2.needs_verdict = True
+    tl, ended, r2, u2 = _checked_speech_over_the_answer()
     u2.provisional = "Okay."
     r2.pauses.total_voiced_ms, r2.pauses.quiet_ms = 400.0, 600.0
     tl.turns.voiced(r2)

@@ -317,10 +317,9 @@ def test_history_messages_survive_the_policy_as_messages() -> None:
     assert kept[1].meta.get("interrupted") is True
 
 
-async def test_the_prefill_evaluates_the_conversation_as_the_next_answer_will_see_it() -> None:
+def _small_model_prefilling_into(seen: list[ModelContext]) -> type:
+    """A small in-process model (by size) whose prefill records the context it was given."""
     from genx.generators.llamacpp import LlamaCppGenerator
-
-    seen: list[ModelContext] = []
 
     class Fake(LlamaCppGenerator):
         def __init__(self) -> None:
@@ -332,6 +331,13 @@ async def test_the_prefill_evaluates_the_conversation_as_the_next_answer_will_se
         async def prefill(self, pattern: str, ctx: ModelContext) -> bool:
             seen.append(ctx)
             return True
+
+    return Fake
+
+
+async def test_the_prefill_evaluates_the_conversation_as_the_next_answer_will_see_it() -> None:
+    seen: list[ModelContext] = []
+    Fake = _small_model_prefilling_into(seen)
 
     gen = AssistantGenerator(Fake(), [], use_router=False)
     b = ModelContextBuilder().user("What is the capital of France?").assistant("Paris.")
@@ -359,20 +365,8 @@ async def test_the_end_of_turn_text_check_sees_the_conversation_as_the_prefill_e
     from genx.agentkit.core import LoopConfig, LoopCore
     from genx.agentkit.events import EventBus
     from genx.agentkit.recorder import Recorder
-    from genx.generators.llamacpp import LlamaCppGenerator
-
     seen: list[ModelContext] = []
-
-    class Fake(LlamaCppGenerator):
-        def __init__(self) -> None:
-            pass
-
-        def model_bytes(self) -> int | None:
-            return 100_000_000
-
-        async def prefill(self, pattern: str, ctx: ModelContext) -> bool:
-            seen.append(ctx)
-            return True
+    Fake = _small_model_prefilling_into(seen)
 
     gen = AssistantGenerator(Fake(), [], use_router=False)
     cfg = LoopConfig(generator="offline/smollm2", system_prompt="Be brief.")
