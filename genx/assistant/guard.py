@@ -6,7 +6,9 @@ generator's :class:`~genx.assistant.context_policy.ContextPolicy`, then watches
 the answer's text while it streams and holds back its last ``hold_words`` (8)
 words, so a copy of an earlier answer (an 8-word run in common) is seen before
 any of it leaves, that is before any of it reaches the TTS
-(:func:`~genx.assistant.repetition.repetition`):
+(:func:`~genx.assistant.repetition.repetition`). The first sentence is not held
+by count but by what it shares (:func:`early_release_point`): it leaves a word at
+a time while it goes its own way, since its first audio is what the user waits for:
 
 * caught before anything was released: the generation is closed and the answer
   is generated again with another seed, stronger penalties and less history
@@ -27,12 +29,13 @@ finish reason) is forwarded. Closing the stream closes the running generation.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import re
 from dataclasses import dataclass
 
 from genx.assistant.context_policy import FULL_CONTEXT, ContextPolicy, apply_policy
-from genx.assistant.repetition import repetition
+from genx.assistant.repetition import norm_words, repetition, word_spans
 from genx.chunk import FuncCall, MessageChunk, Role, StreamCtrl, Text
 from genx.errors import Done, Truncated
 from genx.generators import Generator
@@ -41,7 +44,7 @@ from genx.model import ModelContext, ModelContextBuilder, ModelParams, MultiMode
 from genx.stream import Stream, StreamBuilder
 from genx.tools import FuncTool
 
-__all__ = ["HOLD_WORDS", "LOST_THREAD", "RETRIES", "GuardedGenerator", "Retry", "release_point", "sentence_end"]
+__all__ = ["HOLD_WORDS", "LOST_THREAD", "RETRIES", "GuardedGenerator", "Retry", "early_release_point", "release_point", "sentence_end"]
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +83,37 @@ def release_point(text: str, hold_words: int) -> int:
     return starts[-hold_words] if len(starts) > hold_words else 0
 
 
+def early_release_point(text: str, earlier_pairs: frozenset[tuple[str, str]]) -> int:
+    """How much of ``text``'s first sentence may leave before the hold lets it (a character index).
+
+    Everything before a *break* leaves: a complete word that does not follow the word before it in
+    an earlier answer (``earlier_pairs``) or earlier in this answer, and is not that word again. A
+    run shared with an earlier answer, or a word looping, cannot reach across a break, so each one
+    that holds a word before it was already whole, and seen by
+    :func:`~genx.assistant.repetition.repetition`: nothing of a repeat the guard catches leaves
+    sooner than with the hold. Only the first sentence goes early (its first audio is what the user
+    waits for); the hold keeps the rest, so a cut answer still ends at a full sentence. The point is
+    always the start of a word after a space.
+    """
+    first_end = _SENTENCE_END.search(text)
+    limit = first_end.start() if first_end is not None else len(text)
+    own: set[tuple[str, str]] = set()
+    point = 0
+    for (s0, _e0, w0), (s1, e1, w1) in itertools.pairwise(word_spans(text)):
+        if s0 > limit or e1 >= len(text) or text[e1] in "'\u2019":  # (the next word may go on in the next token)
+            break
+        pair = (w0, w1)
+        if w0 != w1 and pair not in earlier_pairs and pair not in own:
+            point = s1
+        own.add(pair)
+    return max((m.start() for m in _WORD_START.finditer(text, 0, point + 1) if m.start() <= point), default=0)
+
+
+def word_pairs(texts: list[str]) -> frozenset[tuple[str, str]]:
+    """Every pair of consecutive words in ``texts`` (compared as :func:`~genx.assistant.repetition.norm_words`)."""
+    return frozenset(p for t in texts for p in itertools.pairwise(norm_words(t)))
+
+
 class GuardedGenerator:
     """See the module docstring. ``guard=False`` applies only the context policy."""
 
@@ -112,6 +146,7 @@ class GuardedGenerator:
         for r in self.retries:
             attempts.append(MultiModelContext(apply_policy(ctx, r.policy), ModelContextBuilder().params(r.params).build()))
         hold = self.hold_words if earlier else min(self.hold_words, LOOP_HOLD_WORDS)  # nothing to copy: only loops to see
+        pairs = word_pairs(earlier)
         b = StreamBuilder()
         sid = new_stream_id()
         current: list[Stream] = []
@@ -147,7 +182,7 @@ class GuardedGenerator:
                         problem = repetition(text, earlier, final=False)
                         if problem:
                             return problem, text, meta, truncated, sent
-                        cut = release_point(text, hold)
+                        cut = max(release_point(text, hold), early_release_point(text, pairs))
                         if cut > sent:
                             out(text[sent:cut])
                             sent = cut

@@ -22,7 +22,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-__all__ = ["LOOP", "REPEAT", "norm_words", "repetition", "shares_run"]
+__all__ = ["LOOP", "REPEAT", "norm_words", "repetition", "shares_run", "word_spans"]
 
 REPEAT = "repeats an earlier answer"
 LOOP = "loops on itself"
@@ -33,6 +33,11 @@ _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 def norm_words(text: str) -> list[str]:
     """``text``'s words, lower-cased, punctuation dropped ("Leap-year, 4!" → ["leap", "year", "4"])."""
     return [w.lower() for w in _WORD.findall(text)]
+
+
+def word_spans(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, word)`` of each of :func:`norm_words`' words in ``text``."""
+    return [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text)]
 
 
 def _runs(words: Sequence[str], n: int) -> set[tuple[str, ...]]:
