@@ -39,6 +39,7 @@ from genx.agentkit.events import (
     Mode,
 )
 from genx.agentkit.loop import LoopConfig, VoiceLoop
+from genx.agentkit.over_answer import HINT_FRAMES
 from genx.agentkit.store import ConversationStore
 from genx.agentkit.tts import StreamkitSpeech
 from genx.deadline import Deadline
@@ -115,7 +116,8 @@ def build_stack(settings: Any, *, generator: str | None = None) -> Stack:
     vad = trs.resolve(loop_s.vad)
     if not isinstance(vad, VadTransformer):
         raise TypeError(f"[loop] vad = {loop_s.vad!r} is not a VAD transformer; the voice loop needs kind 'webrtcvad' or 'silero'")
-    vad.tune(end_silence_ms=loop_s.end_of_turn_silence_ms)  # aggressiveness is the [vad] table's own
+    # aggressiveness is the [vad] table's own; with ducking, voiced frames duck the answer ahead of the onset
+    vad.tune(end_silence_ms=loop_s.end_of_turn_silence_ms, hint_frames=HINT_FRAMES if loop_s.backchannel_ducking else 0)
     ptt_vad = VadTransformer(dataclasses.replace(vad.settings, mode="external"))
     asr = trs.resolve(loop_s.asr)
     tts = trs.resolve(loop_s.voice)

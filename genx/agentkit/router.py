@@ -18,6 +18,7 @@ Does not own: turns and answers (:mod:`.turn_manager`), transcripts
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 from collections import deque
@@ -28,6 +29,7 @@ from genx.agentkit.asr_feed import UTTERANCE, AsrFeed
 from genx.agentkit.core import L16_16K, LoopCore
 from genx.agentkit.end_of_turn import TurnEndChecker
 from genx.agentkit.events import ErrorKind, Mode, SpeechEnded
+from genx.agentkit.over_answer import HINT_HOLD_S
 from genx.agentkit.ports import EndOfTurnDetector, SpeechDetector, TurnVerdictLike
 from genx.agentkit.turns import SpeechRoute, Turn, TurnPort
 from genx.chunk import Blob, MessageChunk, Role, StreamCtrl
@@ -165,6 +167,12 @@ class SpeechRouter:
             route = self._turns.open_route(sid, "vad", t)
             route.needs_verdict = self._eot is not None
             self.routes[sid] = route
+        elif kind == "voice":
+            # voiced frames ahead of an onset: the answer ducks now (the turn manager says whether)
+            if core.running and core.mode is Mode.HANDS_FREE and not core.muted and self.ptt is None:
+                hint = self._turns.voice_hint(core.clock())
+                if hint is not None:
+                    asyncio.get_running_loop().call_later(HINT_HOLD_S, self._turns.hint_expired, hint)
         elif kind == "end":
             ended = self.routes.get(sid)
             if ended is not None and ended.open:

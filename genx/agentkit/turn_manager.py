@@ -39,21 +39,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Protocol
 
 from genx.agentkit.backchannel import is_interruption
 from genx.agentkit.core import LoopCore
 from genx.agentkit.events import ErrorKind, LoopState, SpeechDismissed, SpeechStarted, TurnReopened, UserFinal
 from genx.agentkit.metrics import TurnTimeline
+from genx.agentkit.over_answer import Candidate, DuckHint, Resumable, dismiss_pause_ms, voiced_ms
 from genx.agentkit.resume import resume_split
 from genx.agentkit.spoken import join_segments
 from genx.agentkit.turns import Answer, SpeechRoute, Turn
 
 log = logging.getLogger("genx.agentkit.loop")
-
-BACKCHANNEL_PAUSE_MS = 600.0  # silence after speech over the answer that ends it as a backchannel
-UNFINISHED_PAUSE_MS = 1500.0  # ... when the end-of-turn detector judged its words unfinished (or has not judged yet)
 
 
 class AnswerPort(Protocol):
@@ -68,26 +65,6 @@ class AnswerPort(Protocol):
     def cut(self, turn: Turn, ans: Answer, onset: float | None, why: str) -> None: ...
 
 
-@dataclass(slots=True, eq=False)
-class Candidate:
-    """Speech that started while ``answer`` was heard: ducked, not yet a barge-in."""
-
-    answer_turn: Turn
-    answer: Answer
-    onset: float
-    turn: Turn | None = None  # the turn the speech opened
-
-
-@dataclass(slots=True, eq=False)
-class Resumable:
-    """An answer cut on sound alone: it resumes if the speech that cut it ends without words."""
-
-    answer_turn: Turn
-    answer: Answer
-    cut_at: float
-    by: Turn | None = None  # the turn of the speech that cut it
-
-
 class TurnManager:
     """See the module docstring."""
 
@@ -99,6 +76,7 @@ class TurnManager:
         self.answering: Turn | None = None  # the turn whose answer runs
         self.candidate: Candidate | None = None  # speech over the answer, judged as it goes on
         self.resumable: Resumable | None = None  # the last answer cut by sound alone (see Resumable)
+        self.hinted: DuckHint | None = None  # the answer ducked on a voice hint, ahead of an onset
         # a dismissed candidate's speech routes end now (the router's; speech after it is a new onset)
         self.on_dismissed: Callable[[Turn], None] = lambda turn: None
 
@@ -121,6 +99,7 @@ class TurnManager:
     def admit_speech(self, onset: float, why: str, source: str = "vad") -> bool:
         """New user speech (``source``: "vad" or "ptt"): reopen the turn, barge in on a running answer, or refuse
         it (barge-in off)."""
+        self.hinted = None  # an onset: what the hint ducked for is judged now
         turn = self.answering
         if turn is None or turn.answer is None or turn.answer.finished:
             return True
@@ -144,6 +123,27 @@ class TurnManager:
         self._cut_on_sound(turn, ans, onset, why, by=self.collecting if source == "vad" else None, resumable=source == "vad")
         return True
 
+    def voice_hint(self, now: float) -> DuckHint | None:
+        """Voiced frames that may become an onset while the answer is heard: it ducks now, ahead of the
+        VAD's onset; :meth:`hint_expired` brings the volume back if no onset followed."""
+        cur = self.current_answer()
+        if cur is None or self.candidate is not None or self.collecting is not None or not self._core.config.backchannel_ducking:
+            return None
+        ans = cur[1]
+        if not ans.started_playing or ans.finished or ans.interrupted or not self._answers.duck(True):
+            return None
+        self.hinted = DuckHint(ans, now)
+        return self.hinted
+
+    def hint_expired(self, hint: DuckHint) -> None:
+        """``hint``'s time is up: with no onset since (nor a newer hint), the answer's volume comes back."""
+        if self.hinted is not hint:
+            return
+        self.hinted = None
+        if self.candidate is None and self.collecting is None:
+            log.debug("voice hint without an onset: the volume comes back")
+            self._answers.duck(False)
+
     def _cut_on_sound(self, turn: Turn, ans: Answer, onset: float | None, why: str, *, by: Turn | None, resumable: bool) -> None:
         """Barge in on speech whose words are not known yet; it may turn out to be a noise (see Resumable)."""
         heard = ans.started_playing and not ans.finished and not ans.interrupted
@@ -159,7 +159,7 @@ class TurnManager:
     def heard_words(self, turn: Turn, text: str) -> None:
         """A partial / provisional transcript of ``turn`` (called by the ASR feed)."""
         c = self._candidate_of(turn)
-        if c is not None and is_interruption(text, _voiced_ms(turn), after_ms=self._core.config.interrupt_after_ms):
+        if c is not None and is_interruption(text, voiced_ms(turn), after_ms=self._core.config.interrupt_after_ms):
             self._interrupt(c, f"words: {text!r}")
 
     def voiced(self, route: SpeechRoute) -> None:
@@ -167,9 +167,9 @@ class TurnManager:
         c = self._candidate_of(route.turn)
         if c is None:
             return
-        if _voiced_ms(route.turn) >= self._core.config.interrupt_after_ms:
-            self._interrupt(c, f"{_voiced_ms(route.turn):.0f} ms of speech", wordless=not route.turn.heard_so_far())
-        elif route.pauses.quiet_ms >= _dismiss_pause_ms(route) and route.current is not None and route.current.provisional:
+        if voiced_ms(route.turn) >= self._core.config.interrupt_after_ms:
+            self._interrupt(c, f"{voiced_ms(route.turn):.0f} ms of speech", wordless=not route.turn.heard_so_far())
+        elif route.pauses.quiet_ms >= dismiss_pause_ms(route) and route.current is not None and route.current.provisional:
             # it stopped short of an interruption, and the ASR has judged the words of the pause (never dismiss before
             # the words are known): the volume comes back now
             self._dismiss(c, route.turn, route.turn.heard_so_far(route.current.provisional))
@@ -249,7 +249,7 @@ class TurnManager:
             return
         text = turn.heard_so_far()
         if c is not None:
-            if not is_interruption(text, _voiced_ms(turn), after_ms=self._core.config.interrupt_after_ms):
+            if not is_interruption(text, voiced_ms(turn), after_ms=self._core.config.interrupt_after_ms):
                 self._dismiss(c, turn, text)
                 return
             self._interrupt(c, f"words: {text!r}")
@@ -378,16 +378,4 @@ class TurnManager:
         return turn
 
 
-def _dismiss_pause_ms(route: SpeechRoute) -> float:
-    """The pause that ends speech over the answer as a backchannel: longer while the end-of-turn detector has not
-    found the words complete ("Quiet please, … I have a question" pauses at the comma)."""
-    if route.needs_verdict and route.pause_verdict is not True:
-        return UNFINISHED_PAUSE_MS
-    return BACKCHANNEL_PAUSE_MS
-
-
-def _voiced_ms(turn: Turn) -> float:
-    return sum(r.pauses.total_voiced_ms for r in turn.routes)
-
-
-__all__ = ["AnswerPort", "Resumable", "TurnManager"]
+__all__ = ["AnswerPort", "Candidate", "Resumable", "TurnManager"]

@@ -23,6 +23,7 @@ from genx.stream import Stream, StreamBuilder
 
 if TYPE_CHECKING:
     from genx.agentkit.events import ToolActivity
+    from genx.agentkit.over_answer import DuckHint
     from genx.agentkit.speaker import AnswerAudio
     from genx.chunk import Message
 
@@ -144,6 +145,8 @@ class TurnPort(Protocol):
     def maybe_answer(self, turn: Turn) -> None: ...
     def heard_words(self, turn: Turn, text: str) -> None: ...
     def voiced(self, route: SpeechRoute) -> None: ...
+    def voice_hint(self, now: float) -> DuckHint | None: ...
+    def hint_expired(self, hint: DuckHint) -> None: ...
 
 
 __all__ = ["Answer", "SpeechRoute", "Turn", "TurnPort", "Utterance"]

@@ -20,6 +20,7 @@ from genx.local.route_input import RouteConverter, route_chunks
 
 # the segmentation (settings, classifiers, state machines) is genx.local.vad_segment; its names are exported here too
 from genx.local.vad_segment import (
+    HINT,
     IDLE,
     SPEECH,
     START,
@@ -183,6 +184,10 @@ class Route:
                     batch += audio
                 continue
             kind, audio = self._detector.feed(frame, voiced)
+            if kind == HINT:
+                pos = index + 1 - self.settings.hint_frames  # the first frame of the voiced run
+                self._call.emit_event(SpeechEvent("voice", "", self._ts(pos), pos * self.settings.frame_ms))
+                continue
             if kind == IDLE:
                 continue
             if kind == START:

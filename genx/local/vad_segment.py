@@ -64,6 +64,7 @@ class VadSettings:
     mode: Mode = "auto"
     label: str = "utterance"
     classifier: Classifier = "webrtc"  # the frame classifier: webrtcvad, or Silero VAD v6 (32 ms frames)
+    hint_frames: int = 0  # this many voiced frames in a row before an onset: a "voice" event (0: none)
 
     def validate(self) -> VadSettings:
         if self.aggressiveness not in (0, 1, 2, 3):
@@ -89,6 +90,8 @@ class VadSettings:
             raise VadConfigError("max_utterance_ms", self.max_utterance_ms, "must be longer than the onset window")
         if self.min_energy_dbfs is not None and not -120.0 <= self.min_energy_dbfs <= 0.0:
             raise VadConfigError("min_energy_dbfs", self.min_energy_dbfs, "must be between -120 and 0 dBFS")
+        if not isinstance(self.hint_frames, int) or self.hint_frames < 0:
+            raise VadConfigError("hint_frames", self.hint_frames, "must be a non-negative integer (0: no voice hints)")
         if self.mode not in ("auto", "external"):
             raise VadConfigError("mode", self.mode, "must be 'auto' (hands-free) or 'external' (push-to-talk)")
         return self
@@ -103,7 +106,7 @@ class VadSettings:
 
 @dataclass(frozen=True, slots=True)
 class SpeechEvent:
-    kind: Literal["start", "end"]
+    kind: Literal["start", "end", "voice"]  # "voice": a hint, voiced frames that may become an onset (no route)
     stream_id: str  # the utterance route
     timestamp: int  # ms; the input's clock when it carries timestamps, else audio position
     position_ms: int  # audio position in the input route
@@ -149,7 +152,7 @@ class WebRtcClassifier:
 
 # -- pure state machines -----------------------------------------------------------
 
-IDLE, START, SPEECH, END = 0, 1, 2, 3
+IDLE, START, SPEECH, END, HINT = 0, 1, 2, 3, 4
 
 
 class UtteranceDetector:
@@ -157,10 +160,23 @@ class UtteranceDetector:
 
     :meth:`feed` returns ``(kind, audio)``: ``IDLE`` (audio kept as pre-roll, not
     emitted), ``START`` (audio = pre-roll including this frame), ``SPEECH`` (audio =
-    this frame), ``END`` (audio = this last frame; the utterance is closed).
+    this frame), ``END`` (audio = this last frame; the utterance is closed),
+    ``HINT`` (as ``IDLE``, and this frame made ``hint_frames`` voiced frames in a
+    row before an onset: speech may be starting; once per run of voiced frames).
     """
 
-    __slots__ = ("_end", "_frames_in_utt", "_onset", "_preroll", "_voiced_end", "_voiced_onset", "frames_seen", "in_speech", "settings")
+    __slots__ = (
+        "_end",
+        "_frames_in_utt",
+        "_onset",
+        "_preroll",
+        "_run",
+        "_voiced_end",
+        "_voiced_onset",
+        "frames_seen",
+        "in_speech",
+        "settings",
+    )
 
     def __init__(self, settings: VadSettings) -> None:
         self.settings = settings
@@ -172,6 +188,7 @@ class UtteranceDetector:
         self._preroll: deque[bytes] = deque(maxlen=max(settings.frames(settings.preroll_ms), self._onset.maxlen or 1))
         self._voiced_onset = 0
         self._voiced_end = 0
+        self._run = 0  # voiced frames in a row while idle
 
     def retune(self, settings: VadSettings) -> None:
         """Adopt new thresholds, keeping the recent history (frame size stays as it was)."""
@@ -193,6 +210,7 @@ class UtteranceDetector:
         if not self.in_speech:
             self._push_onset(voiced)
             self._preroll.append(frame)
+            self._run = self._run + 1 if voiced else 0
             if voiced and self._voiced_onset >= self.onset_frames_needed:
                 audio = b"".join(self._preroll)
                 self._preroll.clear()
@@ -202,8 +220,10 @@ class UtteranceDetector:
                 self._frames_in_utt = len(audio) // self.settings.frame_bytes
                 self._end.clear()
                 self._voiced_end = 0
+                self._run = 0
                 return START, audio
-            return IDLE, b""
+            hint = self.settings.hint_frames
+            return (HINT, b"") if hint and self._run == hint else (IDLE, b"")
         self._frames_in_utt += 1
         self._push_end(voiced)
         end = self._end
@@ -289,6 +309,7 @@ class SpeechTrimmer:
 
 __all__ = [
     "END",
+    "HINT",
     "IDLE",
     "SPEECH",
     "START",
