@@ -1,7 +1,8 @@
 """Parley, the desktop application.
 
 Owns: the command line (``parley``), the Qt window (``app.ui``, PySide6 + qasync),
-user settings and their file (``app.settings``), audio devices through
+user settings and their file (``app.settings``; parts in ``settings_sections``,
+``settings_model``, ``settings_file``), audio devices through
 sounddevice/PortAudio (``app.audio``, with ``parley --list-devices``), the terminal
 session (``app.headless``, ``app.terminal``), the single-instance lock, the self-test
 and packaging entry points.
