@@ -2,7 +2,8 @@
 
 Owns widgets and their wiring to the voice loop's events: :mod:`.main` (the ``parley`` GUI entry point),
 :mod:`.app_controller` (life cycle: background loading, settings applied live, clean quit),
-:mod:`.presenter` (loop events → view, window intents → loop commands), :mod:`.main_window` and
+:mod:`.presenter` (loop events → view, window intents → loop commands), :mod:`.main_window` (its view
+state and saved geometry in :mod:`.window_view`, the push-to-talk key in :mod:`.ptt_filter`) and
 :mod:`.widgets` (the view), :mod:`.settings_dialog` (its pages in :mod:`.settings_pages`, their behaviour in
 :mod:`.settings_editors`) / :mod:`.settings_form` (settings, keys in the keyring),
 :mod:`.voice_factory` (builds the loop on :mod:`app.voice_session`'s session, or a text-only one),
