@@ -1,7 +1,7 @@
 """The app's assistant: the tool-using generator the voice loop and ``parley ask`` answer with, and the timers behind it.
 
 :func:`build_assistant` is the one place that makes it from the settings and the
-loaded generators (``app.headless.build_stack``, the window's text-only loop and
+loaded generators (``app.voice_stack.build_stack``, the window's text-only loop and
 ``parley ask`` all call it): the offline tools (time, dates, calculator, units,
 timers/alarms/reminders kept in ``<user data>/parley/reminders``) around the
 generator mux as a :class:`genx.assistant.AssistantGenerator`.

@@ -3,7 +3,7 @@
 Owns :class:`TerminalView` (loop events as lines, partials on one updating line),
 :class:`AudioNotices` (device events in Parley's words, the first underrun once),
 :func:`device_greeting` and :class:`KeyCommands` (Enter for push-to-talk, ``/`` commands,
-typed messages). Does not own the session, the devices or the models (:mod:`app.headless`).
+typed messages). Does not own the session, the devices or the models (:mod:`app.voice_session`, :mod:`app.voice_stack`).
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 
 Owns: messages and chunks (:mod:`genx.chunk`), MIME-channel normalisation
 (:mod:`genx.mime`), the async Stream protocol and StreamBuilder
-(:mod:`genx.stream`), combinators and the realtime stream, model context /
-params / usage, tools and the ready-made ones (:mod:`genx.toolbox`), the Generator and Transformer protocols with their
-topic-pattern muxes, configuration-driven model loading, provider adapters,
+(:mod:`genx.stream`), combinators (:mod:`genx.combinators`, the merges in :mod:`genx.stream_merge`)
+and the realtime stream, model context / params / usage, tools and the ready-made ones (:mod:`genx.toolbox`),
+the Generator and Transformer protocols with their topic-pattern muxes, configuration-driven model loading, provider adapters,
 local (offline) models, end-of-turn detectors (:mod:`genx.turn`), the device-free
 voice loop (:mod:`genx.agentkit`) and blocking calls on threads of their own
 (:mod:`genx.threads`).

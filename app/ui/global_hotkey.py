@@ -14,7 +14,7 @@ What the desktop allows, found once at start (:func:`global_support`):
 The listener's callbacks run on pynput's thread; they only hand the press to the event loop
 (``call_soon_threadsafe``). X11 auto-repeat arrives as release/press pairs a few ms apart: :class:`HoldDebounce`
 turns them into one hold. While Parley's window is active its own key filter handles the key
-(:class:`app.ui.main_window.PushToTalkFilter`), so the global one stands aside.
+(:class:`app.ui.ptt_filter.PushToTalkFilter`), so the global one stands aside.
 
 Does not own: the window's key filter, what a press does (the presenter's push-to-talk commands).
 """

@@ -8,90 +8,32 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeyEvent, QKeySequence
+from PySide6.QtCore import QEvent, QSettings, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractSpinBox,
     QApplication,
-    QComboBox,
     QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMainWindow,
-    QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QSplitter,
-    QTextEdit,
     QVBoxLayout,
     QWidget,
 )
 
+from app.ui.ptt_filter import PushToTalkFilter
 from app.ui.resources import app_icon
 from app.ui.widgets.chat_view import ChatView
 from app.ui.widgets.conversation_list import ConversationList
 from app.ui.widgets.metrics_panel import MetricsPanel
 from app.ui.widgets.state_indicator import StateIndicator
 from app.ui.widgets.talk_button import TalkButton
-
-_TEXT_ENTRY = (QLineEdit, QTextEdit, QPlainTextEdit, QAbstractSpinBox)
-
-
-def _types_text(w: QWidget | None) -> bool:
-    """Whether Space in widget ``w`` means a space character (so the hotkey must not take it)."""
-    if w is None:
-        return False
-    if isinstance(w, _TEXT_ENTRY):
-        return True
-    return isinstance(w, QComboBox) and w.isEditable()
+from app.ui.window_view import _WindowView
 
 
-class PushToTalkFilter(QObject):
-    """Application-wide key filter: while the window is active, holding the hotkey holds the talk button.
-
-    Space typed into a text field stays a space. Auto-repeat is ignored, so one hold is one utterance.
-    """
-
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self._window = window
-        self.key = Qt.Key.Key_Space
-        self._held = False
-
-    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
-        et = event.type()
-        if et not in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease, QEvent.Type.ShortcutOverride):
-            return False
-        assert isinstance(event, QKeyEvent)
-        if event.key() != self.key or event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
-            return False
-        w = self._window
-        if not self._held and (
-            not w.isActiveWindow() or QApplication.activeModalWidget() is not None or _types_text(QApplication.focusWidget())
-        ):
-            return False
-        if et == QEvent.Type.ShortcutOverride:
-            event.accept()
-            return True
-        if event.isAutoRepeat():
-            return True
-        if et == QEvent.Type.KeyPress and not self._held:
-            self._held = True
-            w.hotkey_down()
-        elif et == QEvent.Type.KeyRelease and self._held:
-            self._held = False
-            w.hotkey_up()
-        return True
-
-    def release(self) -> None:
-        """Focus left the window while the key was held: end the utterance as if the key went up."""
-        if self._held:
-            self._held = False
-            self._window.hotkey_up()
-
-
-class MainWindow(QMainWindow):
+class MainWindow(_WindowView):
     # intents
     talk_pressed = Signal()
     talk_released = Signal()
@@ -365,97 +307,6 @@ class MainWindow(QMainWindow):
         if event.type() == QEvent.Type.ActivationChange and not self.isActiveWindow():
             self.ptt_filter.release()
         super().changeEvent(event)
-
-    # -- view state --------------------------------------------------------------------------------------------
-    def set_voice_available(self, available: bool, reason: str = "") -> None:
-        """Voice controls are disabled (with the reason as tooltip) until the voice stack is ready."""
-        for w in (self.talk_button, self.hands_free_button, self.mute_button):
-            w.setEnabled(available)
-        self.hands_free_action.setEnabled(available)
-        self.mute_action.setEnabled(available)
-        self.talk_button.setToolTip(f"Hold to talk ({self.hotkey_name})" if available else reason or "Voice is not ready yet")
-        if not available and reason:
-            self.talk_hint.setText(reason)
-        elif available:
-            self.talk_hint.setText(self._hint_text(self.hands_free_button.isChecked()))
-
-    def _hint_text(self, hands_free: bool) -> str:
-        return f"Listening hands-free · hold {self.hotkey_name} to talk over" if hands_free else f"Hold to talk · {self.hotkey_name}"
-
-    def set_hotkey(self, key: Qt.Key, name: str) -> None:
-        """Push-to-talk key (held while the window is active)."""
-        self.ptt_filter.key = key
-        self.hotkey_name = name
-        self.talk_button.setToolTip(f"Hold to talk ({name})")
-        self.talk_button.setAccessibleDescription(f"Hold to talk. {name} does the same while the window is active.")
-        self.talk_hint.setText(self._hint_text(self.hands_free_button.isChecked()))
-
-    def set_speaking(self, speaking: bool) -> None:
-        self.stop_button.setEnabled(speaking)
-        self.stop_action.setEnabled(speaking)
-
-    def set_mode_checked(self, hands_free: bool) -> None:
-        if self.hands_free_button.isChecked() != hands_free:
-            self.hands_free_button.blockSignals(True)
-            self.hands_free_button.setChecked(hands_free)
-            self.hands_free_button.blockSignals(False)
-            self.hands_free_action.blockSignals(True)
-            self.hands_free_action.setChecked(hands_free)
-            self.hands_free_action.blockSignals(False)
-            self.talk_hint.setText(self._hint_text(hands_free))
-
-    def set_muted_checked(self, muted: bool) -> None:
-        if self.mute_button.isChecked() != muted:
-            for w in (self.mute_button, self.mute_action):
-                w.blockSignals(True)
-                w.setChecked(muted)
-                w.blockSignals(False)
-            self.mute_button.setText("Unmute" if muted else "Mute")
-            self.state_indicator.meter.set_active(not muted)
-
-    def set_progress(self, message: str, fraction: float | None) -> None:
-        """Loading progress in the status bar; ``fraction`` None hides the bar (and the message after a while)."""
-        self.status_label.setText(message)
-        if fraction is None:
-            self.progress.hide()
-            if message:
-                # the label is the timer's context: a closed window cancels it
-                QTimer.singleShot(6000, self.status_label, lambda m=message: self._clear_status(m))
-        else:
-            self.progress.show()
-            if fraction < 0:
-                self.progress.setRange(0, 0)
-            else:
-                self.progress.setRange(0, 1000)
-                self.progress.setValue(int(min(1.0, fraction) * 1000))
-
-    def _clear_status(self, message: str) -> None:
-        if self.status_label.text() == message:
-            self.status_label.clear()
-
-    # -- geometry ----------------------------------------------------------------------------------------------
-    def restore_geometry(self) -> None:
-        s = self._window_state
-        if s is None:
-            return
-        geo = s.value("main/geometry")
-        if isinstance(geo, QByteArray | bytes):
-            self.restoreGeometry(QByteArray(geo))
-        split = s.value("main/splitter")
-        if isinstance(split, QByteArray | bytes):
-            self.splitter.restoreState(QByteArray(split))
-        self.metrics_action.setChecked(str(s.value("main/metrics", "false")).lower() == "true")
-        self.sidebar_action.setChecked(str(s.value("main/sidebar", "true")).lower() == "true")
-
-    def save_geometry(self) -> None:
-        s = self._window_state
-        if s is None:
-            return
-        s.setValue("main/geometry", self.saveGeometry())
-        s.setValue("main/splitter", self.splitter.saveState())
-        s.setValue("main/metrics", self.metrics_action.isChecked())
-        s.setValue("main/sidebar", self.sidebar_action.isChecked())
-        s.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.allow_close and self.hide_on_close():

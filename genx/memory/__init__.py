@@ -7,7 +7,7 @@ data dir; the file, its errors and transactions in :mod:`.db`, the records in
 requests (:mod:`.intents`), model extraction through a segmentor and a
 profiler (:mod:`.extract`), recall within a token budget (:mod:`.recall`), where recalled facts go in
 an answer's context (:mod:`.context`) and
-the service the voice loop calls (:mod:`.service`).
+the service the voice loop calls (:mod:`.service`; what it returns and counts in :mod:`.results`).
 
 The API the loop uses (see :class:`Memory`)::
 

@@ -35,51 +35,22 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from genx.deadline import within
 from genx.embeddings import Embedder
 from genx.labelers import Label, Labeler
-from genx.memory.context import with_memory
 from genx.memory.extract import ModelExtractor, merge, rule_changes
 from genx.memory.intents import Intent, match_intent
 from genx.memory.recall import Recalled, Recaller, pack
 from genx.memory.requests import TurnInfo, edit, forget_matching, instruction, matching, new_fact, remember_plan, third_person, write
+from genx.memory.results import MemoryAnswer, MemoryStats
 from genx.memory.rules import Extracted
 from genx.memory.store import Fact, MemoryFullError, MemoryLockedError, MemoryStore, NewFact
 from genx.memory.vocabulary import USER
-from genx.model import ModelContext
 from genx.profilers import Profile, ProfileFact
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class MemoryAnswer:
-    """What :meth:`Memory.start_answer` found or did."""
-
-    recalled: Recalled = field(default_factory=Recalled)
-    intent: Intent | None = None
-    instruction: str = ""  # for the answer model: what the explicit request did (or, pending, will do)
-    pending: TurnInfo | None = None  # a previewed request (read-only start): :meth:`Memory.carry_out` does it
-
-    def note(self) -> str:
-        """What the answer model is told: the recalled facts, then the instruction ("" when there is neither)."""
-        return "\n\n".join(t for t in (self.recalled.text(), self.instruction) if t)
-
-    def in_context(self, ctx: ModelContext) -> ModelContext:
-        """``ctx`` with :meth:`note` as a system message before the user's words (:mod:`genx.memory.context`)."""
-        return with_memory(ctx, self.note())
-
-
-@dataclass(slots=True)
-class MemoryStats:
-    rules_ms: list[float] = field(default_factory=list)
-    model_ms: list[float] = field(default_factory=list)
-    recall_ms: list[float] = field(default_factory=list)
-    write_failures: int = 0
-    cancelled_extractions: int = 0
 
 
 class Memory:

@@ -2,7 +2,8 @@
 
 Owns: the wire dialects (OpenAI Chat Completions :mod:`.openai_chat`, OpenAI
 Responses :mod:`.openai_responses`, Anthropic Messages :mod:`.anthropic`, Gemini
-:mod:`.gemini`, Ollama native :mod:`.ollama`), the OpenAI-compatible server rows
+:mod:`.gemini` (request in :mod:`.gemini_request`, conversion in :mod:`.gemini_convert`), Ollama native
+:mod:`.ollama`), the OpenAI-compatible server rows
 (:mod:`.compat`: llama.cpp server, vLLM, LM Studio, DashScope, DeepSeek, Groq,
 OpenRouter), SSE / NDJSON framing (:mod:`.framing`), the httpx transport with
 retries before the first byte (:mod:`.transport`), typed provider errors

@@ -6,7 +6,8 @@ session says, as typed events; :mod:`.settings`: session settings and the
 Realtime (:mod:`.openai_realtime`) and Gemini Live (:mod:`.gemini_live`), the
 thin ``websockets`` transport with connect / read timeouts and typed errors
 (:mod:`.transport`), and :class:`RealtimeTransformer` with its per-call session
-(:mod:`.session`, :mod:`.responses`, :mod:`.stream`, :mod:`.input_audio`, :mod:`.watchdog`): audio and text in, per response audio +
+(:mod:`.session`, one call's state in :mod:`.session_call`, :mod:`.responses`, :mod:`.stream`,
+:mod:`.input_audio`, :mod:`.watchdog`): audio and text in, per response audio +
 transcript + text on a fresh StreamID out, tool calls as ``FuncCall`` chunks
 answered by tool-result chunks, usage, ``interrupt(played_ms)`` for barge-in.
 

@@ -4,7 +4,7 @@ A :class:`Dialect` turns the session's intents into wire frames (JSON objects)
 and each received frame into a list of :class:`Event` s. Dialects are pure: no
 I/O, no clock, no state beyond what the wire itself needs (Gemini has no
 response ids, so its dialect numbers the responses it sees). The session
-(:mod:`genx.transformers.realtime.session`) drives a dialect over the transport.
+(:mod:`genx.transformers.realtime.session_call`) drives a dialect over the transport.
 
 ``response_id`` is the provider's id of one model response (OpenAI
 ``resp_…``; Gemini: ``gemini-<n>``, numbered by the dialect). ``item_id`` is the

@@ -11,7 +11,7 @@ from genx.transformers.realtime.responses import Interruption
 from genx.transformers.streamkit.invocation import InvocationStream
 
 if TYPE_CHECKING:
-    from genx.transformers.realtime.session import _Call
+    from genx.transformers.realtime.session_call import _Call
 
 TOOL_RESULT = "tool_result"
 
