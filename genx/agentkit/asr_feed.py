@@ -87,7 +87,9 @@ class AsrFeed:
         route.flushed = False
         self._utterances[u.sid] = u
         bos = MessageChunk.bos(u.sid, role=Role.USER, label=UTTERANCE, timestamp=ts)
-        prompt = last_turn_text(self._context()) if self._context is not None else ""
+        # speech over the answer is mostly a murmur or a cough: with the last turn as its prompt, Whisper
+        # wrote words of that turn for them ("What's the weather like today?" for a cough), a false interruption
+        prompt = last_turn_text(self._context()) if self._context is not None and not route.over_answer else ""
         if prompt:
             bos.meta = {PROMPT: prompt}
         self._in.push(bos)
