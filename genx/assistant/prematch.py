@@ -32,7 +32,9 @@ __all__ = ["clean_utterance", "prematch", "warm_prematch"]
 _LEAD = re.compile(
     r"^(?:(?:hey|hi|hello|ok|okay|so|um|uh|erm|hmm|well|oh|alright|right|yo|parley|assistant|computer|excuse me|sorry)\b[ ,]*)*"
     r"(?:(?:can|could|would|will) you(?: please)?(?: quickly)?(?: tell me| let me know| check| say)? |please |kindly |"
-    r"i want to know |i'd like to know |i would like to know |i wanna know |i need to know |i was wondering |"
+    r"i want to know |i'd like to know |i would like to know |i wanna know |i need to know |i was wondering |i wonder |"
+    r"i'm wondering |i am wondering |(?:if|whether) you (?:could|can|would|might)(?: please)?(?: tell me| let me know| check)? |"
+    r"i'd love to know |i'm curious[ ,]+|"
     r"tell me |do you know |quick question[ ,]*|just |would you mind |be a dear and |go ahead and |i'd like you to |"
     r"i want you to |i need you to |(?:do you )?mind telling me |any idea |got any idea |do you happen to know |"
     r"i need to (?=convert|calculate|work out|know|figure)|i want to (?=convert|calculate|work out|know|figure)|"

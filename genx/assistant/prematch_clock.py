@@ -4,7 +4,9 @@ Each matcher takes the cleaned utterance (:func:`genx.assistant.prematch.clean_u
 and returns an :class:`~genx.assistant.intents.Intent` when the *whole* text is
 one of its phrasings. Phrasings that are loose ("when is X", "what's the date
 X") claim the message only when X reads as a date (:func:`~genx.toolbox.dates.parse_date`),
-so "when is my dentist appointment" stays with the model.
+so "when is my dentist appointment" stays with the model. The same holds for a
+date said before its question ("three weeks after April 10, what's the date")
+and a yes/no question about a day ("is next Friday the 13th", "is tomorrow Saturday").
 """
 
 from __future__ import annotations
@@ -101,6 +103,16 @@ _DAY_WORDS = r"(?:day|date|day of the week|weekday|day of week|day of the month)
 _YEAR = r"(?P<year> this year| next year)?"  # kept with the date: "christmas next year" is 2027
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|weekend)"
 _DATE_EXPR = r"(?P<date>in .+|.+ from (?:now|today)|.+ ago|tomorrow|yesterday|the day after tomorrow|the day before yesterday)"
+#: The verb of a day question in either order: "what day will it be …" and, after "tell me", "what day it'll be …".
+_IT_BE = (
+    r"(?:is it|will it be|would it be|was it|is|was|is it going to be|is it gonna be|it'll be|it will be|it would be|it'd be|"
+    r"it was|it is|it's|it's going to be|it is going to be|it's gonna be)"
+)
+_ORDINAL = (  # a day of the month: "the 13th", "the thirteenth", "the twenty-first"
+    r"(?:[12]?\d|3[01])(?:st|nd|rd|th)|(?:(?:twenty|thirty)[- ]?)?"
+    r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|tenth|eleventh|twelfth|thirteenth|fourteenth|"
+    r"fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|thirtieth"
+)
 _DATE: list[tuple[re.Pattern[str], bool]] = [  # (pattern, its date must parse); a pattern without a date group: today
     (
         _rx(
@@ -112,10 +124,10 @@ _DATE: list[tuple[re.Pattern[str], bool]] = [  # (pattern, its date must parse);
     (_rx(r"what(?:'s| is) (?:the date )?today(?:'s| s)?(?: date)?"), False),
     (_rx(r"(?:what|which) (?:year|month) (?:is it|is this|are we in)(?: now| today)?"), False),
     (_rx(r"(?:tell me |give me )?(?:the |today's |todays )?date(?: please)?"), False),
-    (_rx(rf"(?:what|which) {_DAY_WORDS} (?:is it|will it be|would it be|was it|is|was) {_DATE_EXPR}"), False),
-    (_rx(rf"what(?:'s| is| was| will be)? the {_DAY_WORDS} (?:be |going to be )?{_DATE_EXPR}"), False),
+    (_rx(rf"(?:what|which) {_DAY_WORDS} {_IT_BE} {_DATE_EXPR}"), False),
+    (_rx(rf"what(?:'s| is| was| will be)? the {_DAY_WORDS} (?:be |going to be |will be |would be |is |was )?{_DATE_EXPR}"), False),
     (_rx(rf"what will the {_DAY_WORDS} be {_DATE_EXPR}"), False),
-    (_rx(rf"(?:what|which) {_DAY_WORDS} (?:will it be|is it) (?P<date>.+)"), True),
+    (_rx(rf"(?:what|which) {_DAY_WORDS} (?:will it be|is it|it'll be|it will be|it is|it's) (?P<date>.+)"), True),
     (_rx(rf"what(?:'s| is| was| will be) the {_DAY_WORDS} (?:on |of |for )?(?P<date>.+)"), True),
     (
         _rx(
@@ -160,7 +172,16 @@ _DATE: list[tuple[re.Pattern[str], bool]] = [  # (pattern, its date must parse);
     (_rx(rf"when(?:'s| is| was| will be) (?P<date>.+?){_YEAR}"), True),
     (_rx(rf"how (?:far away|far off|soon|far) is (?P<date>(?!now\b|it\b|that\b).+?){_YEAR}"), True),
     (_rx(r"(?:what(?:'s| is| was) )?the date (?P<date>.+)"), True),
-    (_rx(rf"(?:is|was|will) (?P<date>.+?) (?:be )?(?:a|on a) {_WEEKDAY}{_YEAR}"), True),
+    (_rx(rf"(?:is|was|will) (?P<date>.+?) (?:be )?(?:a |on a |on )?{_WEEKDAY}{_YEAR}"), True),
+    (_rx(r"(?:what(?:'s| is| was| will be)|whats|tell me|give me) (?P<date>[a-z0-9' ]+?)(?:'s| s) date"), True),  # "tomorrow's date"
+    (_rx(rf"(?:is|was|will) (?P<date>.+?) (?:be )?(?:the|on the) (?:{_ORDINAL})(?: of (?:the|this) month)?{_YEAR}"), True),
+    (  # the date said first: "three weeks after April 10, what's the date", "next Tuesday, what day of the month is that"
+        _rx(
+            rf"(?:on |for )?(?P<date>.+?),? (?:what(?:'s| is| will be| was| would be)? the {_DAY_WORDS}(?: be| then)?|"
+            rf"(?:what|which) {_DAY_WORDS} (?:is it|will it be|would it be|was it|is that|will that be|would that be|was that))"
+        ),
+        True,
+    ),
 ]
 
 
@@ -169,6 +190,7 @@ def _is_date(text: str) -> bool:
 
 
 _PERSONAL = _rx(r"(?:my|our|his|her|their|your) ")
+_POSSESSIVE = _rx(r"(?P<day>.+?)(?:'s|s') date")
 _OFFSET = _rx(r"(?P<offset>.+?) (?P<way>from|after|before) (?P<date>.+)")
 _EVENT = _rx(r"(?:my|our|his|her|their|the) [a-z' ]+? (?:on|is on|which is on|falls on|is|,) (?P<date>.+)")
 
@@ -189,6 +211,8 @@ def match_date(t: str) -> Intent | None:
         if not m:
             continue
         when = (m.group("date") + (m.groupdict().get("year") or "")).strip(" ,") if "date" in rx.groupindex else ""
+        if (day := _POSSESSIVE.fullmatch(when)) and _is_date(day["day"]):  # "what weekday is next friday's date"
+            when = day["day"]
         since = (m.groupdict().get("from") or "").strip(" ,")
         if since:
             if since.lower() not in ("now", "today") and not _is_date(since):

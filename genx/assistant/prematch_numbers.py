@@ -6,11 +6,15 @@ arithmetic must evaluate with the calculator's parser and contain an operator
 operator), and a conversion's two units must be known to pint and convertible
 ("how many calories in 2 eggs", "how many kilometers is a marathon" are not
 conversions); money between two currencies is claimed too, and the tool says
-it has no exchange rates offline. Spoken numbers are read first ("seventeen times twenty three").
+it has no exchange rates offline. Spoken numbers are read first ("seventeen times twenty three"),
+fractions are values ("a quarter cup", "one and a half pounds"), and an amount in two units is
+said in the first ("6 feet 2 inches" → 6.1667 feet, "11 stone 4" → 11.2857 stone). The
+statement word order after "tell me" is the question's too ("what 10 stone is in kilograms").
 """
 
 from __future__ import annotations
 
+import functools
 import re
 
 from genx.assistant.intents import Intent
@@ -31,7 +35,8 @@ _CALC_LEAD = _rx(
     r"^(?:(?:what|how much) (?:do you get|do i get|does it make|would it be|would be|will it be|is it) (?:if|when) (?:you |i |we )?|"
     r"what(?:'s| is| does| do) (?:the )?(?:answer|result|total|value) (?:to|of|for) |"
     r"(?:what(?:'s| is| does| do)|whats|how much (?:is|does|do|are)|how much's|calculate|compute|work out|figure out|solve|"
-    r"evaluate|do the math(?: on| for)?|quick math[,:]?|math[,:]?|can you (?:calculate|compute|work out|do)) )+"
+    r"evaluate|do the math(?: on| for)?|quick math[,:]?|math[,:]?|can you (?:calculate|compute|work out|do)|"
+    r"what|how much) )+"  # bare "what": the statement order after "tell me" ("what 5 times 7 is"); the rest must evaluate
 )
 _CALC_TAIL = _rx(
     r"(?: (?:equal|equals|make|makes|come to|comes to|give|give you|give me|add up to|is|are|be|exactly|in total|total|what|"
@@ -103,9 +108,27 @@ def match_calc(t: str) -> Intent | None:
     return Intent("calculate", {"expression": expr})
 
 
-_VALUE = r"(?P<value>-?\d+(?:[.,]\d+)?|an?|one|half an?|half a)"
+_VALUE = (  # longest first: "a quarter cup" is a quarter of a cup, not one "quarter cup"
+    r"(?P<value>(?:\d+ |an? |one )?(?:quarters?|thirds?|3rds?)(?: of)?(?: an?)?|-?\d+(?:[.,]\d+)?(?: and (?:a half|a quarter|3 quarters))?|"
+    r"half an?|an?|one)"
+)
+_FRACTION = _rx(r"(?:(?P<n>\d+) |an? |one )?(?P<part>quarter|third|3rd)s?(?: of)?(?: an?)?")
+_AND_PART = _rx(r"(?P<whole>-?\d+(?:\.\d+)?) and (?P<part>a half|a quarter|3 quarters)")
+_PARTS = {"a half": 0.5, "a quarter": 0.25, "3 quarters": 0.75, "quarter": 0.25, "third": 1 / 3, "3rd": 1 / 3}
 _UNIT = r"[a-z°µ][a-z°µ./²³' -]{0,30}?"
 _AS = r"(?:to|into|in|as|in terms of|converted to|converted into|expressed in)"
+_AS_WORD = r"(?:to|into|in|as)"
+#: A length, weight or time said in two units ("6 feet 2", "11 stone 4 pounds", "2 hours 30 minutes") → the first unit.
+_COMPOUND = [
+    (_rx(rf"\b(\d+) ({big}) (?:and )?(\d+(?:\.\d+)?)(?: (?:{small}))?(?= {_AS_WORD} | (?:is|are|equals?|makes?) |$)"), per, unit)
+    for big, small, per, unit in (
+        ("feet|foot|ft", "inches|inch", 12, "feet"),
+        ("stones?|st", "pounds?|lbs?", 14, "stone"),
+        ("pounds?|lbs?", "ounces?|oz", 16, "pounds"),
+        ("hours?|hrs?", "minutes?|mins?", 60, "hours"),
+        ("minutes?|mins?", "seconds?|secs?", 60, "minutes"),
+    )
+]
 _WHAT = (
     r"(?:what(?:'s| is| are| would be| will be)|whats|how much (?:is|are|would be)|how many is|tell me|"
     r"how (?:heavy|long|far|big|hot|cold|tall|fast|much) (?:is|are))"
@@ -122,6 +145,12 @@ _CONVERT = [
     _rx(rf"(?:{_WHAT} )?{_VALUE} ?(?P<from>{_UNIT}) {_AS} (?P<to>{_UNIT})"),
     _rx(rf"{_VALUE} ?(?P<from>{_UNIT}) (?:is|are|equals?|makes?|in) how many (?P<to>{_UNIT})"),
     _rx(rf"(?:{_WHAT} )?{_VALUE} ?(?P<from>{_UNIT}) (?:in|to) (?P<to>{_UNIT})"),
+    # the question's words in statement order, as after "tell me" or "I wonder": "what 10 stone is in kilograms"
+    _rx(
+        rf"(?:what|how much) {_VALUE} ?(?P<from>{_UNIT}) (?:is|are|would be|will be|comes to|makes|works out (?:to|as)) "
+        rf"{_AS} (?P<to>{_UNIT})"
+    ),
+    _rx(rf"(?:how many|how much) (?P<to>{_UNIT}) {_VALUE} ?(?P<from>{_UNIT}) (?:is|are|makes|would be|will be|comes to|works out to)"),
 ]
 
 
@@ -131,13 +160,28 @@ def _value(raw: str) -> float | None:
         return 1.0
     if raw.startswith("half"):
         return 0.5
+    if m := _AND_PART.fullmatch(raw):
+        return float(m["whole"]) + _PARTS[m["part"]]
+    if m := _FRACTION.fullmatch(raw):
+        return int(m["n"] or 1) * _PARTS[m["part"]]
     return parse_number(raw.replace(",", "."))
+
+
+def _one_unit(text: str) -> str:
+    """Two-unit amounts in their first unit: "6 feet 2 in cm" → "6.166666666666667 feet in cm"."""
+    for rx, per, unit in _COMPOUND:
+        text = rx.sub(functools.partial(_in_first_unit, per=per, unit=unit), text)
+    return text
+
+
+def _in_first_unit(m: re.Match[str], *, per: int, unit: str) -> str:
+    return f"{int(m[1]) + float(m[3]) / per!r} {unit}"
 
 
 def match_convert(t: str) -> Intent | None:
     low = words_to_numbers(t.lower()).replace("°", " degrees ").replace("  ", " ")
     low = re.sub(r"\b(\d+(?:\.\d+)?)-(?=[a-z])", r"\1 ", low)
-    low = re.sub(r"(?:^|(?<= ))(?:minus|negative) (?=\d)", "-", low)
+    low = _one_unit(re.sub(r"(?:^|(?<= ))(?:minus|negative) (?=\d)", "-", low))
     for rx in _CONVERT:
         m = rx.fullmatch(low.strip())
         if not m:

@@ -10,6 +10,9 @@ Spoken numbers become digits first ("five minute timer" → duration "5 minute")
 A repeat phrase ("every weekday", "on weekends", "every Monday", "daily at 7")
 is taken out of an alarm or reminder first and becomes the ``repeat`` slot
 (:func:`~genx.toolbox.reminders.repeat.split_repeat`, the tool's own reader).
+A comma is a pause between the parts ("set a timer, 4 minutes, for the steak";
+"remind me in 20 minutes, check the oven"): claimed only when the value reads.
+Second thoughts before a cancel ("actually, never mind, cancel it") are dropped.
 """
 
 from __future__ import annotations
@@ -44,8 +47,10 @@ _SET = (
 )
 _ART = r"(?:a |an |the |my |new |one )?"
 _NAMED = r"(?:for|called|named|labelled|labeled|titled)"
-_QUANTITY = re.compile(r"\d|\b(?:an?|half|couple|quarter)\b|\b(?:sec|second|min|minute|hour|hr|h|m|s)s?\b", re.IGNORECASE)
-_BAD_LABEL = re.compile(r"^(?:new|quick|another|second|the|a|an|my|kitchen timer|timer|recurring|repeating)$", re.IGNORECASE)
+_QUANTITY = re.compile(r"\d|\b(?:an?|half|couple|quarter)\b|\b(?<!')(?:sec|second|min|minute|hour|hr|h|m|s)s?\b", re.IGNORECASE)
+_BAD_LABEL = re.compile(
+    r"^(?:new|quick|little|short|small|another|second|the|a|an|my|kitchen timer|timer|recurring|repeating)$", re.IGNORECASE
+)
 
 
 def _label(text: str) -> str:
@@ -57,14 +62,14 @@ def _split_named(rest: str, ok: Callable[[str], bool]) -> tuple[str, str] | None
     """``rest`` as (value, label): "8 minutes for the pasta", "called pasta for 8 minutes", or just the value."""
     if ok(rest):
         return rest, ""
-    for m in re.finditer(rf" {_NAMED} ", rest, re.IGNORECASE):
+    for m in re.finditer(rf",? {_NAMED} ", rest, re.IGNORECASE):
         value, label = rest[: m.start()], rest[m.end() :]
         if ok(value) and len(label.split()) <= 4:
             return value, _label(label)
-    first = re.fullmatch(rf"{_NAMED} (?P<label>.+?) (?:for|at|of|to) (?P<value>.+)", rest, re.IGNORECASE)
-    if first and ok(first["value"]):
+    first = re.fullmatch(rf"(?:{_NAMED} )?(?P<label>.+?) (?:for|at|of|to) (?P<value>.+)", rest, re.IGNORECASE)
+    if first and ok(first["value"]) and len(first["label"].split()) <= 4 and not ok(first["label"]):  # "(for) the eggs for 6 minutes"
         return first["value"], _label(first["label"])
-    parts = re.split(r"[?.!;] +", rest, maxsplit=1)  # "for the eggs? 7 minutes": two sentences, a name and a value
+    parts = re.split(r"[?.!;,] +", rest, maxsplit=1)  # "for the eggs? 7 minutes", "for the steak, 4 minutes": a name, a value
     if len(parts) == 2:
         for value, label in (parts, parts[::-1]):
             if ok(value) and len(label.split()) <= 4 and not ok(label):
@@ -76,11 +81,13 @@ def _args(key: str, value: str, label: str) -> dict[str, str]:
     return {key: value.strip(" ,"), **({"label": label} if label else {})}
 
 
+# A comma after the tool's word is a pause before its value ("set a timer, 4 minutes, for the steak"): the value must read.
 _TIMER_AFTER = _rx(
-    rf"(?:{_SET})?{_ART}(?:(?P<label>[a-z]+) )?(?:timer|countdown|count down)"
-    r"(?: for| from| of| to| at| on for| going for| lasting| that lasts)? (?P<rest>.+)"
+    rf"(?:{_SET})?{_ART}(?:(?P<label>[a-z]+) )?(?:timer|countdown|count down)(?: going| on| running)?,?"
+    r"(?: (?:to go off|that goes off|going off|to ring|that rings|to end|that ends) (?:in|after)| for| from| of| to| at| on for|"
+    r" going for| lasting| that lasts)? (?P<rest>.+)"
 )
-_TIMER_BEFORE = _rx(rf"(?:{_SET})?(?:a |an |one )?(?P<before>.+?) (?:timer|countdown)(?: on| going)?(?: (?:{_NAMED}) (?P<label>.+))?")
+_TIMER_BEFORE = _rx(rf"(?:{_SET})?(?:a |an |one )?(?P<before>.+?) (?:timer|countdown)(?: on| going)?(?:,? (?:{_NAMED}) (?P<label>.+))?")
 _TENS_SECOND = _rx(r"\b(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[ -]second\b(?= timer| countdown| count)")
 _TIME_FOR = _rx(r"time (?P<rest>.+)")  # "time 3 minutes for my tea": the value must read
 _TIMER_OTHER = [
@@ -99,7 +106,7 @@ def match_timer(t: str) -> Intent | None:
         label = _label(m["label"] or "")
         if split is not None:
             return Intent("set_timer", _args("duration", split[0], label or split[1]))
-        if _QUANTITY.search(rest) and "," not in rest and not re.search(rf" {_NAMED} ", rest):  # "banana minutes": the tool explains
+        if _QUANTITY.search(rest) and "," not in n and not re.search(rf" {_NAMED} ", rest):  # "banana minutes": the tool explains
             return Intent("set_timer", _args("duration", rest, label))
     if m := _TIMER_BEFORE.fullmatch(n):
         words = m["before"].split()
@@ -115,10 +122,10 @@ def match_timer(t: str) -> Intent | None:
 
 
 _ALARM_AFTER = _rx(
-    rf"(?:{_SET})?{_ART}(?:(?P<label>[a-z]+) )?alarm(?: clock)?"
+    rf"(?:{_SET})?{_ART}(?:(?P<label>[a-z]+) )?alarm(?: clock)?,?"
     r"(?P<prep> for| at| to| on| to go off at| to ring at| set for| to wake me(?: up)? at)? (?P<rest>.+)"
 )
-_ALARM_BEFORE = _rx(rf"(?:{_SET})?(?:an |a )?(?P<time>.+?) alarm(?: (?:{_NAMED}) (?P<label>.+))?")
+_ALARM_BEFORE = _rx(rf"(?:{_SET})?(?:an |a )?(?P<time>.+?) alarm(?:,? (?:{_NAMED}) (?P<label>.+))?")
 _WAKE = [
     _rx(
         r"(?:i (?:have|need|got|want) to|i must|i've got to|i gotta|i'll need to) (?:be up|get up|wake up|be awake)(?: at| by)? "
@@ -171,7 +178,7 @@ def _match_alarm(t: str) -> Intent | None:
         label = _label(m["label"] or "")
         if split is not None:
             return Intent("set_alarm", _args("time", _time(split[0]), label or split[1]))
-        if (m["prep"] or rest[:1].isdigit()) and re.search(r"\d|noon|midnight", rest) and not re.search(rf" {_NAMED} ", rest):
+        if (m["prep"] or rest[:1].isdigit()) and re.search(r"\d|noon|midnight", rest) and not re.search(rf" {_NAMED} |,", n):
             return Intent("set_alarm", _args("time", _time(rest), label))
     if m := read_match([_ALARM_BEFORE], n, "time"):
         return Intent("set_alarm", _args("time", _time(m["time"]), _label(m["label"] or "")))
@@ -184,14 +191,24 @@ _DAYISH = r"(?:tomorrow|today|(?:on |this |next )?(?:mon|tues|wednes|thurs|fri|s
 _BARE_HOUR = re.compile(
     rf"(?P<pre>(?:{_DAYISH} )?(?:at )?)(?P<h>0?[1-9]|1[01])(?:[:. ](?P<m>[0-5]\d))?(?P<post>(?: {_DAYISH})?)", re.IGNORECASE
 )
+_SPOKEN_CLOCK = re.compile(  # "half past 7", "a quarter to 8", "20 past 6", "half 6" (British 6:30)
+    rf"(?P<pre>(?:{_DAYISH} )?(?:at )?)(?P<clock>(?:a )?(?:half|quarter|[1-5]?\d)(?: minutes)? (?:past|after|to) (?:[1-9]|1[01])|"
+    rf"half (?:[1-9]|1[01]))(?P<post>(?: {_DAYISH})?)",
+    re.IGNORECASE,
+)
 
 
 def _morning(time: str) -> str:
-    """A wake-up at a bare hour is in the morning: "wake me at 6:30" → "6:30 am" (am/pm or a part of the day said: kept)."""
+    """A wake-up at a bare hour is in the morning: "wake me at 6:30" → "6:30 am", "at half past 7" → "half past 7 am".
+
+    am/pm or a part of the day said: kept."""
     if re.search(r"\b(?:[ap]\.? ?m\b|morning|afternoon|evening|night|tonight|noon|midnight|o'?clock)", time, re.IGNORECASE):
         return time
-    m = _BARE_HOUR.fullmatch(time)
-    return f"{m['pre']}{m['h']}:{m['m'] or '00'} am{m['post']}" if m else time
+    if m := _BARE_HOUR.fullmatch(time):
+        return f"{m['pre']}{m['h']}:{m['m'] or '00'} am{m['post']}"
+    if m := _SPOKEN_CLOCK.fullmatch(time):
+        return f"{m['pre']}{m['clock']} am{m['post']}"
+    return time
 
 
 _REMIND_LEAD = _rx(
@@ -206,6 +223,7 @@ _WHEN_START = re.compile(
     re.IGNORECASE,
 )
 _LINK = r"(?:to|that|about|of|so i|so that i)"
+_LINKS = re.compile(rf",? {_LINK} |, ", re.IGNORECASE)  # "in 20 minutes to check the oven", "in 20 minutes, check the oven"
 
 
 def _moment(text: str) -> str | None:
@@ -238,7 +256,7 @@ def _match_reminder(t: str) -> Intent | None:
         return None
     body = m["body"].strip()
     # "tomorrow at 9 to call the bank", "for 3 pm to call the plumber": the moment first
-    for link in re.finditer(rf" {_LINK} ", body, re.IGNORECASE):
+    for link in _LINKS.finditer(body):
         when = _moment(re.sub(r"^for\s+", "", body[: link.start()], flags=re.IGNORECASE))
         if when is not None:
             return Intent("set_reminder", {"text": _reminder_text(body[link.start() + 1 :]), "when": when})
@@ -264,11 +282,12 @@ _LIST = [
     _rx(rf"(?:what|which|any|how many) {_KINDS}(?: and {_KINDS})? (?:do i have|are (?:set|running|there|on|active|pending|left|coming up)|"
         r"have i (?:got|set)|did i set|i have|have i|are coming up|are still running|are set for|are there for)"
         r"(?: (?:right )?now| today| tomorrow| tonight| this week| set| running)?"),
-    _rx(rf"(?:do i have|are there|have i (?:got|set)|is there|got|any) (?:any )?{_KINDS}"
+    _rx(rf"(?:do i have|are there|have i (?:got|set)|did i set|did you set|is there|got|any) (?:any |an |a )?{_KINDS}"
         r"(?: set| running| on| left| active| pending| today| tomorrow| going)?"
         r"(?: (?:for |on )?(?:today|tomorrow|tonight|this week|the morning|tomorrow morning|monday|tuesday|wednesday|thursday|"
         r"friday|saturday|sunday))?"),
-    _rx(r"how (?:much time is|long is|much time|long|much longer|many minutes are)(?: left| remaining| to go)? (?:on|for|in) "
+    _rx(r"how (?:much time is|long is|much time|long|much longer|many (?:minutes|seconds|hours)(?: are| is)?)"
+        r"(?: left| remaining| to go)? (?:on|for|in) "
         r"(?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
     _rx(r"(?:what's |what is )?(?:the )?time (?:left|remaining) on (?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
     _rx(r"how long (?:until|till|before) (?:my |the )(?:[a-z0-9]+ )?(?:timer|alarm|countdown)s? "
@@ -283,29 +302,40 @@ _LIST = [
     _rx(r"(?:what's|what is|how much is|how much time is) (?:left|remaining) on (?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
     _rx(rf"what(?:'s| is| are) (?:on )?my {_KINDS}|(?:my |the )?{_KINDS} status|status of (?:my |the )?{_KINDS}|my {_KINDS}"),
     _rx(r"when (?:is|does) (?:my|the) (?:next )?(?:alarm|timer|reminder)(?: set for| go off| ring)?"),
+    _rx(r"(?:for )?what time (?:is|are|does|do|will) (?:my|the) (?:next )?(?:[a-z0-9]+ )?(?:alarm|timer|reminder)s? "
+        r"(?:set for|set to|for|going to go off|going off|go off|ring|due)"),
 ]  # fmt: skip
 _CANCEL_VERB = (
     r"(?:cancel|stop|delete|remove|clear|turn off|switch off|shut off|kill|dismiss|get rid of|disable|scrap|drop|erase|"
     r"abort|forget|forget about|silence|never ?mind|i don'?t need|we don'?t need|no more)"
 )
 _WHICH = (
-    rf"(?P<which>(?:(?:the|my|all|all of|of|that|this|every|both|those|these)\s)*(?:[a-z0-9:]+ ){{0,3}}?{_KINDS}"
+    rf"(?P<which>(?:(?:the|my|all|all of|of|that|this|every|both|those|these)\s)*(?:[a-z0-9:']+ ){{0,3}}?{_KINDS}"
     r"(?: \d+| number \d+| (?:called|named|for|about|at|to|on) [a-z0-9: ]+)?)"
 )
+#: Second thoughts said before a cancel, any number of them: "actually, never mind, cancel it", "forget it, stop the timer".
+_RETHINK = (
+    r"(?:(?:never ?mind|no|nope|wait|no wait|hold on|actually|oh|ok|okay|hmm|sorry|forget it|forget that|scratch that|"
+    r"on second thoughts?|i changed my mind|changed my mind|i've changed my mind)[ ,]+)*"
+)
 _CANCEL = [
-    _rx(rf"(?:never ?mind,? |no,? |wait,? |actually,? |oh,? )?{_CANCEL_VERB} {_WHICH}(?: anymore| any more| please| now)?"),
+    _rx(rf"{_RETHINK}{_CANCEL_VERB} {_WHICH}(?: anymore| any more| please| now)?"),
     _rx(rf"(?:turn|switch|shut) {_WHICH} off"),
 ]
 
 
+#: Words that only say "at present" ("are there any timers running right now", "what alarms are currently set").
+_AT_PRESENT = _rx(r",? \b(?:right now|just now|at the moment|at present|currently|as of now|now)\b")
+
+
 def match_list(t: str) -> Intent | None:
-    return Intent("list_timers", {}) if any(rx.fullmatch(t) for rx in _LIST) else None
+    bare = " ".join(_AT_PRESENT.sub(" ", t).split())
+    return Intent("list_timers", {}) if any(rx.fullmatch(s) for rx in _LIST for s in (t, bare)) else None
 
 
 #: "cancel it", "never mind": no item named; the tool takes the only one or the one just set, else asks which.
 _CANCEL_IT = _rx(
-    r"(?:(?:ok |okay |oh |actually |no |no wait,? |never ?mind,? |wait,? )?(?:cancel|delete|remove|scrap|scratch|undo|call off|drop|"
-    r"kill|get rid of) "
+    rf"{_RETHINK}(?:(?:cancel|delete|remove|scrap|scratch|undo|call off|drop|kill|get rid of|dismiss|silence|abort|erase|clear) "
     r"(?:it|that|this|that one|this one)"
     r"(?: please| now| actually)?|never ?mind(?: that| it)?)"
 )
@@ -315,6 +345,9 @@ _CANCEL_LAST = _rx(
 )
 
 
+_POSSESSIVE = re.compile(r"(?<=\w)'s\b")  # "tomorrow's alarm" is the alarm for tomorrow
+
+
 def match_cancel(t: str) -> Intent | None:
     if _CANCEL_IT.fullmatch(t):
         return Intent("cancel_timer", {})
@@ -322,5 +355,5 @@ def match_cancel(t: str) -> Intent | None:
         return Intent("cancel_timer", {"which": m["which"]})
     for rx in _CANCEL:
         if m := rx.fullmatch(words_to_numbers(t)):
-            return Intent("cancel_timer", {"which": re.sub(r"\bnumber (?=\d)", "", m["which"]).strip()})
+            return Intent("cancel_timer", {"which": _POSSESSIVE.sub("", re.sub(r"\bnumber (?=\d)", "", m["which"])).strip()})
     return None

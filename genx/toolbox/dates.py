@@ -4,7 +4,7 @@
 day-first numeric (25/12/2026; a first number above 12 is the only way to get
 month-first), "25th of December 2026", "December 25, 2026", "Dec 25" (without a
 year: the next one on or after today), weekdays ("Friday" = the next one on or
-after today, "next Friday" strictly after, "last Friday" before), "today",
+after today, "next Friday" and "(this) coming Friday" strictly after, "last Friday" before), "today",
 "tomorrow", "the day after tomorrow", "next week/month/year", "the weekend"
 (its Saturday), "the end of the month/year", "<date> next year", holidays by name (:mod:`.holidays`: Christmas, New
 Year, Easter, Thanksgiving, Mother's Day…; the next one on or after today, or
@@ -111,8 +111,8 @@ def parse_date(text: str, today: date) -> date:
         return _dated(today, int(m[1]), MONTHS[m[2]], m[3], src)
     if m := re.fullmatch(rf"({_MONTH})\s+(?:the\s+)?{_DAY}{_YEAR}", t):
         return _dated(today, int(m[2]), MONTHS[m[1]], m[3], src)
-    if m := re.fullmatch(rf"(?:(this|next|last|coming)\s+)?({_WEEKDAY})", t):
-        return _weekday(today, WEEKDAYS[m[2]], m[1] or "")
+    if m := re.fullmatch(rf"(?:(this coming|coming|this|next|last)\s+)?({_WEEKDAY})", t):
+        return _weekday(today, WEEKDAYS[m[2]], "next" if m[1] in ("this coming", "coming") else m[1] or "")
     if m := re.fullmatch(rf"{_DAY}", t):  # "the 25th": this month's, else next month's
         day = int(m[1])
         candidate = today.replace(day=1)

@@ -109,6 +109,17 @@ async def test_an_alarm_is_named_by_its_time_or_day(tools: dict[str, FuncTool], 
     assert r.is_error and r.content.startswith("I found nothing matching 'the 5 am alarm' to cancel. You have: alarm 2")
 
 
+async def test_a_possessive_day_or_name_picks_the_item_due_then_or_so_named(tools: dict[str, FuncTool], clock: ManualClock) -> None:
+    await tools["set_alarm"].call({"time": "Friday at 9 am"})
+    await tools["set_alarm"].call({"time": "tomorrow at 7 am"})
+    await tools["set_reminder"].call({"text": "call mum", "when": "tomorrow at 6 pm"})
+    clock.advance(3 * MIN)
+    assert (await tools["cancel_timer"].call({"which": "tomorrow's alarm"})).content == "Cancelled alarm 2 tomorrow at 7:00 AM."
+    assert (await tools["cancel_timer"].call({"which": "Friday's alarm"})).content.startswith("Cancelled alarm 1 on Friday")
+    r = await tools["cancel_timer"].call({"which": "mum's reminder"})
+    assert r.content == "Cancelled reminder 3 to call mum tomorrow at 6:00 PM."
+
+
 async def test_a_repeating_alarm_is_named_by_its_repeat(tools: dict[str, FuncTool], clock: ManualClock) -> None:
     await tools["set_alarm"].call({"time": "7 am"})
     await tools["set_alarm"].call({"time": "6:30 am", "repeat": "weekdays"})

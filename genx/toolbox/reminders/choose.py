@@ -8,7 +8,7 @@ within :data:`RECENT_MS` (a "cancel that" right after setting it), else the
 caller asks. "The last one" or "the timer I just set" always means the one set last (of that kind);
 "that reminder" the one of that kind set within :data:`RECENT_MS`, else a question. A kind alone ("the
 timer") picks the only one of that kind, else asks. A time ("the 7 am alarm",
-"the alarm for tomorrow") matches an item due then; "daily", "weekday" or
+"the alarm for tomorrow", "tomorrow's alarm") matches an item due then; "daily", "weekday" or
 "repeating" an item that repeats so.
 """
 
@@ -66,7 +66,7 @@ def _recent(items: list[Reminder], now: datetime) -> list[Reminder]:
 
 def choose(items: list[Reminder], which: str, now: datetime) -> list[Reminder]:
     """The pending ``items`` that ``which`` names (module docstring)."""
-    w = " ".join(words_to_numbers(which.lower()).replace("'", "").split()).strip(" .?!,")
+    w = " ".join(re.sub(r"(?<=\w)'s\b", "", words_to_numbers(which.lower())).replace("'", "").split()).strip(" .?!,")
     w = re.sub(r"^(?:the|my) ", "", w)
     if _ANAPHOR.fullmatch(w):
         if len(items) == 1:

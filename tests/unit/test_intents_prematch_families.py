@@ -1,0 +1,241 @@
+"""The pre-match on phrasing families beyond the first module's: statement word order, pauses, second thoughts, mixed units.
+
+Each family is one rule; the utterances here are new phrasings of it, not the
+bench's. Slots are compared by meaning with the bench's scorer
+(:func:`bench.tool_slots.slots_ok`, its fixed "now" Tuesday 3 March 2026 10:00
+in Paris), expected values written here by hand.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parents[2]))
+
+from bench.tool_slots import slots_ok
+from genx.assistant import prematch
+
+
+def _check(text: str, tool: str, slots: dict[str, Any]) -> None:
+    got = prematch(text)
+    assert got is not None, f"{text!r} was not matched"
+    assert got.tool == tool, (text, got)
+    assert slots_ok(dict(got.arguments), slots), (text, dict(got.arguments), slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("Ten days from now, what's the date?", {"date": "13 March 2026"}),
+        ("two weeks before Easter, what date is that", {"date": "22 March 2026"}),
+        ("next Tuesday, what day of the month will that be", {"date": "10 March 2026"}),
+        ("on Christmas, what day of the week is it", {"date": "25 December 2026"}),
+    ],
+)
+def test_a_date_said_before_its_question_goes_to_the_calendar_with_that_date(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "date_info", slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("is Christmas on the 25th", {"date": "25 December 2026"}),
+        ("was yesterday the second", {"date": "2 March 2026"}),
+        ("is tomorrow the twenty-first", {"date": "4 March 2026"}),
+        ("is this coming Saturday the 7th", {"date": "7 March 2026"}),
+    ],
+)
+def test_asking_whether_a_day_falls_on_a_day_of_the_month_reads_that_day(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "date_info", slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("tell me what day it was yesterday", {"date": "2 March 2026"}),
+        ("can you tell me what the date will be in ten days", {"date": "13 March 2026"}),
+        ("I want to know what day it will be in two weeks", {"date": "17 March 2026"}),
+        ("what day is it going to be tomorrow", {"date": "4 March 2026"}),
+        ("I was wondering if you could tell me what day it'll be on Friday", {"date": "6 March 2026"}),
+    ],
+)
+def test_day_questions_in_statement_order_after_tell_me_go_to_the_calendar(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "date_info", slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("what's tomorrow's date", {"date": "4 March 2026"}),
+        ("what was last Monday's date", {"date": "2 March 2026"}),
+        ("what weekday is next friday's date", {"date": "6 March 2026"}),
+        ("what's the date this coming Saturday", {"date": "7 March 2026"}),
+        ("is tomorrow Wednesday", {"date": "4 March 2026"}),
+    ],
+)
+def test_possessive_and_coming_days_read_as_the_day_they_name(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "date_info", slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("tell me how many kilometers 26 miles is", (26, "mile", "km")),
+        ("I wonder what 100 fahrenheit is in celsius", (100, "fahrenheit", "celsius")),
+        ("do you know what five feet would be in centimeters", (5, "foot", "cm")),
+        ("could you tell me what 3 cups are in milliliters", (3, "cup", "ml")),
+    ],
+)
+def test_conversions_in_statement_order_get_the_value_and_both_units(text: str, want: tuple[float, str, str]) -> None:
+    _check(text, "convert_units", {"value": want[0], "from_unit": want[1], "to_unit": want[2]})
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("how many tablespoons in a quarter cup", (0.25, "cup", "tablespoon")),
+        ("one and a half pounds in grams", (1.5, "pound", "gram")),
+        ("three quarters of a cup in ml", (0.75, "cup", "ml")),
+        ("convert two and a half miles to km", (2.5, "mile", "km")),
+        ("how many grams is a third of a pound", (1 / 3, "pound", "gram")),
+    ],
+)
+def test_fractions_said_in_words_are_the_value_converted(text: str, want: tuple[float, str, str]) -> None:
+    _check(text, "convert_units", {"value": want[0], "from_unit": want[1], "to_unit": want[2]})
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("what is 6 feet 2 inches in centimeters", (6 + 2 / 12, "foot", "cm")),
+        ("how many centimeters is five foot eleven", (5 + 11 / 12, "foot", "cm")),
+        ("what's 11 stone 4 pounds in kilograms", (11 + 4 / 14, "stone", "kg")),
+        ("convert 7 pounds 8 ounces to kilograms", (7.5, "pound", "kg")),
+        ("how many minutes is 2 hours 30 minutes", (2.5, "hour", "minute")),
+    ],
+)
+def test_an_amount_in_two_units_is_converted_whole(text: str, want: tuple[float, str, str]) -> None:
+    _check(text, "convert_units", {"value": want[0], "from_unit": want[1], "to_unit": want[2]})
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("i'm curious what 5 times 7 is", 35), ("tell me what 12 percent of 300 is", 36), ("do you know how much 45 divided by 9 is", 5)],
+)
+def test_arithmetic_in_statement_order_is_calculated(text: str, value: float) -> None:
+    _check(text, "calculate", {"expression": value})
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("set a timer, ten minutes, for the laundry", {"duration": "10 minutes", "label": "laundry"}),
+        ("start a tea timer, three minutes", {"duration": "3 minutes", "label": "tea"}),
+        ("timer for the pasta, 8 minutes", {"duration": "8 minutes", "label": "pasta"}),
+        ("set a timer, for the eggs, seven minutes", {"duration": "7 minutes", "label": "eggs"}),
+        ("a countdown, ninety seconds", {"duration": "90 seconds"}),
+        ("could I get a little timer going, four minutes", {"duration": "4 minutes"}),
+        ("set an alarm, 6 am, called gym", {"time": "6 am", "label": "gym"}),
+    ],
+)
+def test_commas_between_a_timer_its_length_and_its_name_are_pauses(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "set_alarm" if "alarm" in text else "set_timer", slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("set a timer for the eggs for 6 minutes", {"duration": "6 minutes", "label": "eggs"}),
+        ("set a timer to go off in 15 minutes", {"duration": "15 minutes"}),
+        ("start a countdown that ends in 20 seconds", {"duration": "20 seconds"}),
+        ("set a timer for three quarters of an hour", {"duration": "45 minutes"}),
+        ("set a timer for 1 hour 20", {"duration": "80 minutes"}),
+        ("set a timer for a half hour", {"duration": "30 minutes"}),
+    ],
+)
+def test_timer_lengths_said_loosely_are_read_whole(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "set_timer", slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "time"),
+    [
+        ("wake me at quarter to seven tomorrow", "tomorrow at 6:45 am"),
+        ("wake me up at twenty past five", "5:20 am"),
+        ("get me up at half past eight", "8:30 am"),
+        ("wake me up at half past seven pm", "7:30 pm"),  # said: kept
+    ],
+)
+def test_a_wake_up_at_a_spoken_clock_time_is_in_the_morning(text: str, time: str) -> None:
+    _check(text, "set_alarm", {"time": time})
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("remind me in twenty minutes, check the oven", {"text": "check the oven", "when": "in 20 minutes"}),
+        ("remind me tomorrow, pay the rent", {"text": "pay the rent", "when": "tomorrow"}),
+    ],
+)
+def test_a_comma_between_a_reminders_moment_and_its_text_is_a_pause(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "set_reminder", slots)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what alarms are currently set",
+        "are there any reminders at the moment",
+        "which timers are running now",
+        "what time is my alarm set for",
+        "what time does my alarm go off",
+        "is there an alarm set for tomorrow",
+        "did I set an alarm",
+        "how many minutes left on the timer",
+    ],
+)
+def test_questions_about_what_is_set_now_or_when_it_rings_list_the_timers(text: str) -> None:
+    _check(text, "list_timers", {})
+
+
+@pytest.mark.parametrize(
+    ("text", "which"),
+    [
+        ("on second thought, delete the pasta timer", "pasta"),
+        ("no no, scrap that", ""),
+        ("hmm, actually, never mind, cancel it", ""),
+        ("oh, forget it, silence the alarm", "alarm"),
+        ("changed my mind, dismiss that", ""),
+        ("cancel tomorrow's alarm", "tomorrow"),
+    ],
+)
+def test_a_cancel_after_second_thoughts_cancels(text: str, which: str) -> None:
+    _check(text, "cancel_timer", {"which": which} if which else {})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the timer, 10 minutes ago, went off",
+        "set a timer, I'm cooking",
+        "set a timer I'm cooking",
+        "forget it, I'll do it myself",
+        "actually, never mind, I'll ask later",
+        "on second thought, tell me a joke",
+        "forget about it, cancel the meeting",
+        "next Friday, what are we doing",
+        "my birthday, what day is it",
+        "I'm 6 feet 2 inches tall",
+        "three quarters of the class passed",
+        "is this the first time",
+        "is Friday a holiday",
+        "I wonder why the sky is blue",
+        "what time is the match tonight",
+    ],
+)
+def test_chat_with_those_families_words_is_no_tool_request(text: str) -> None:
+    assert prematch(text) is None
