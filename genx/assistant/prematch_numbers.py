@@ -21,7 +21,7 @@ from genx.assistant.intents import Intent
 from genx.errors import ToolFailure
 from genx.toolbox.calc import evaluate, normalise_expression
 from genx.toolbox.numwords import parse_number, words_to_numbers
-from genx.toolbox.units import convert, money_pair
+from genx.toolbox.units import convert, meant_units, money_pair
 
 __all__ = ["match_calc", "match_convert"]
 
@@ -42,16 +42,28 @@ _CALC_TAIL = _rx(
     r"(?: (?:equal|equals|make|makes|come to|comes to|give|give you|give me|add up to|is|are|be|exactly|in total|total|what|"
     r"what is that|is what))+$"
 )
+_DENOMINATORS = {"halves": 2, "thirds": 3, "quarters": 4, "fourths": 4, "fifths": 5, "sixths": 6, "sevenths": 7, "eighths": 8,
+                 "ninths": 9, "tenths": 10}  # fmt: skip
 _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied to numberised lower-case text
+    (_rx(r"\b(?:a|1) dozen\b"), "12"),
+    (_rx(r"\b(\d+) dozen\b"), r"(\1 * 12)"),
+    (_rx(r"\b(\d+) and a half\b"), r"\1.5"),
+    (_rx(r"\b(\d+) and a quarter\b"), r"\1.25"),
+    (_rx(r"\b(\d+) and 3 quarters\b"), r"\1.75"),
+    (_rx(r"^(.+?),? all (divided by|over|times|multiplied by|squared)\b"), r"(\1) \2"),  # "40 plus 60 all divided by 10"
     (_rx(r"\bhalf of (\d+(?:\.\d+)?)"), r"\1 / 2"),
+    (_rx(r"\bhalf (\d+(?:\.\d+)?)"), r"(\1 / 2)"),  # "half a dozen" once the dozen is 12
+    (_rx(r"\b(?:a|1) half\b"), "0.5"),
     (_rx(r"\b(?:a|1) (?:third|3rd) of (\d+(?:\.\d+)?)"), r"\1 / 3"),
     (_rx(r"\b(?:a|1) (?:quarter|4th|fourth) of (\d+(?:\.\d+)?)"), r"\1 / 4"),
+    (_rx(r"\b(?:a|1) (\d+)th of (\d+(?:\.\d+)?)"), r"\2 / \1"),  # "a fifth of 100", "a tenth of 50"
     (_rx(r"\b(?:double|twice) (\d+(?:\.\d+)?)"), r"2 * \1"),
     (_rx(r"\btriple (\d+(?:\.\d+)?)"), r"3 * \1"),
     (_rx(r"\b(\d+(?:\.\d+)?) (?:multiplied|times) by (\d+(?:\.\d+)?)"), r"\1 * \2"),
     (_rx(r"\b(?:take|subtract) (\d+(?:\.\d+)?) (?:away )?from (\d+(?:\.\d+)?)"), r"\2 - \1"),
     (_rx(r"\b(\d+(?:\.\d+)?) (?:take away|less) (\d+(?:\.\d+)?)"), r"\1 - \2"),
     (_rx(r"\b(?:add|sum) (\d+(?:\.\d+)?) (?:and|plus|to|with) (\d+(?:\.\d+)?)"), r"\1 + \2"),
+    (_rx(r"\bmultiply (\d+(?:\.\d+)?) (?:and|with) (\d+(?:\.\d+)?)"), r"\1 * \2"),
     (_rx(r"^(?:if )?(?:we|i|you|they) (?:split|share|divide) (.+?) (?:between|among|by|into) (\d+)"
          r"(?: people| persons| ways| friends| of us)?,? how much (?:does|do|will|would|should) (?:each|every)"
          r"(?: one| person| of us| of them| one of us)? (?:pay|get|owe|have|be|cost)"),
@@ -60,10 +72,7 @@ _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied 
     (_rx(r"\bdivide (\d+(?:\.\d+)?) (?:by|into) (\d+(?:\.\d+)?)"), r"\1 / \2"),
     (_rx(r"\b(\d+(?:\.\d+)?) (?:divided into|split (?:into|between|among|by)|shared (?:between|among|by)) (\d+(?:\.\d+)?)"), r"\1 / \2"),
     (_rx(r"\b(\d+) factorial\b"), r"factorial(\1)"),
-    (_rx(r"\b(\d+) halves of (\d+(?:\.\d+)?)"), r"(\1 / 2) * \2"),
-    (_rx(r"\b(\d+) thirds of (\d+(?:\.\d+)?)"), r"(\1 / 3) * \2"),
-    (_rx(r"\b(\d+) quarters of (\d+(?:\.\d+)?)"), r"(\1 / 4) * \2"),
-    (_rx(r"\b(\d+) fifths of (\d+(?:\.\d+)?)"), r"(\1 / 5) * \2"),
+    *((_rx(rf"\b(\d+) {word} of (\d+(?:\.\d+)?)"), rf"(\1 / {d}) * \2") for word, d in _DENOMINATORS.items()),
     (_rx(r"\bsqrt of\b"), "sqrt"),
     (_rx(r"\bnegative (?=\d)"), "-"),
     (_rx(r"\b(\d+)/(\d+) of (\d+(?:\.\d+)?)"), r"(\1 / \2) * \3"),
@@ -101,11 +110,20 @@ def match_calc(t: str) -> Intent | None:
     normal = normalise_expression(expr)
     if not re.search(r"\d", normal) or not _OPERATOR.search(normal):
         return None
+    if not _evaluates(normal) and not _evaluates(_ZERO_DIVISOR.sub("/ 1", normal)):
+        return None  # well-formed but for a zero divisor: the calculator's own answer says why
+    return Intent("calculate", {"expression": expr})
+
+
+_ZERO_DIVISOR = re.compile(r"/\s*0+(?:\.0+)?(?![\d.])")
+
+
+def _evaluates(normal: str) -> bool:
     try:
         evaluate(normal)
     except (ToolFailure, ArithmeticError, ValueError, TypeError):
-        return None
-    return Intent("calculate", {"expression": expr})
+        return False
+    return True
 
 
 _VALUE = (  # longest first: "a quarter cup" is a quarter of a cup, not one "quarter cup"
@@ -168,7 +186,11 @@ def _value(raw: str) -> float | None:
 
 
 def _one_unit(text: str) -> str:
-    """Two-unit amounts in their first unit: "6 feet 2 in cm" → "6.166666666666667 feet in cm"."""
+    """Two-unit amounts in their first unit: "6 feet 2 in cm" → "6.166666666666667 feet in cm", "5'11\"" too;
+    "a mile and a half" → "1.5 mile"."""
+    text = re.sub(r"\b(\d)' ?(\d{1,2})\b(?:\"|'')?", r"\1 feet \2", text)
+    text = re.sub(r"\b(?:an?|1) ([a-z]+) and a half\b", r"1.5 \1", text)
+    text = re.sub(r"\b(\d+(?:\.\d+)?) ([a-z]+) and a half\b", lambda m: f"{float(m[1]) + 0.5!r} {m[2]}", text)
     for rx, per, unit in _COMPOUND:
         text = rx.sub(functools.partial(_in_first_unit, per=per, unit=unit), text)
     return text
@@ -193,6 +215,7 @@ def match_convert(t: str) -> Intent | None:
             continue
         try:
             convert(value, src, dst)
+            src, dst = meant_units(src, dst)  # "15 degrees in fahrenheit": degrees Celsius
         except (ToolFailure, ValueError, ArithmeticError, TypeError):
             if not money_pair(src, dst):  # "50 euros to dollars": the tool says it has no exchange rates
                 continue

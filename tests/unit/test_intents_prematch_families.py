@@ -116,9 +116,25 @@ def test_fractions_said_in_words_are_the_value_converted(text: str, want: tuple[
         ("what's 11 stone 4 pounds in kilograms", (11 + 4 / 14, "stone", "kg")),
         ("convert 7 pounds 8 ounces to kilograms", (7.5, "pound", "kg")),
         ("how many minutes is 2 hours 30 minutes", (2.5, "hour", "minute")),
+        ("what's 5'9 in centimeters", (5.75, "foot", "cm")),
+        ("a mile and a half in kilometers", (1.5, "mile", "km")),
     ],
 )
 def test_an_amount_in_two_units_is_converted_whole(text: str, want: tuple[float, str, str]) -> None:
+    _check(text, "convert_units", {"value": want[0], "from_unit": want[1], "to_unit": want[2]})
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("how many ounces in a pint", (1, "pint", "fluid ounce")),
+        ("what's 20 degrees in fahrenheit", (20, "celsius", "fahrenheit")),
+        ("convert 98 degrees to celsius", (98, "fahrenheit", "celsius")),
+    ],
+)
+def test_ounces_of_a_volume_and_bare_degrees_of_a_temperature_get_the_unit_they_mean(
+    text: str, want: tuple[float, str, str]
+) -> None:
     _check(text, "convert_units", {"value": want[0], "from_unit": want[1], "to_unit": want[2]})
 
 
@@ -128,6 +144,30 @@ def test_an_amount_in_two_units_is_converted_whole(text: str, want: tuple[float,
 )
 def test_arithmetic_in_statement_order_is_calculated(text: str, value: float) -> None:
     _check(text, "calculate", {"expression": value})
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("what's half a dozen plus a dozen", 18),
+        ("what is 4 dozen", 48),
+        ("what's two and a half times four", 10),
+        ("what's 12 divided by a half", 24),
+        ("what's three eighths of 40", 15),
+        ("what is a tenth of 90", 9),
+        ("what's five sixths of 36", 30),
+        ("what's 10 plus 20 all divided by 3", 10),
+        ("multiply 9 and 3", 27),
+        ("what's 2 point 5 times 4", 10),
+    ],
+)
+def test_dozens_fractions_and_grouping_said_in_words_are_calculated(text: str, value: float) -> None:
+    _check(text, "calculate", {"expression": value})
+
+
+def test_a_division_by_zero_goes_to_the_calculator_which_says_it_has_no_answer() -> None:
+    got = prematch("what's 7 divided by zero")
+    assert got is not None and got.tool == "calculate"
 
 
 @pytest.mark.parametrize(

@@ -116,3 +116,9 @@ def test_this_coming_weekday_is_the_next_one_after_today() -> None:
 def test_a_length_of_time_in_the_past_is_not_a_timer_length() -> None:
     assert reads("duration", "10 minutes")
     assert not reads("duration", "10 minutes ago")
+
+
+def test_digits_then_point_then_digits_make_one_decimal() -> None:
+    assert words_to_numbers("3 point 5 plus 2") == "3.5 plus 2"
+    assert words_to_numbers("2 point five") == "2.5"
+    assert words_to_numbers("the 3 point shot") == "the 3 point shot"  # no digits after: not a decimal
