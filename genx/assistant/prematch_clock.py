@@ -23,13 +23,13 @@ def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
-_NOW = r"(?:(?: right)? now| currently| at the moment| at present| today| just now| there| here| over here)?"
-_IN = r"(?:in|at|for|over in|over there in|down in|out in|up in|there in|back in|back home in|right now in|now in)"
+_NOW = r"(?:(?: right)? now| currently| at the moment| at present| today| just now| there| here| over here| back home| at home)?"
+_IN = r"(?:in|at|for|on|over in|over there in|down in|out in|up in|there in|back in|back home in|right now in|now in)"
 _PLACE = r"(?P<place>[^?]+?)"
 _TIME = [
     _rx(
         r"(?:what(?:'s| is)? |whats )?(?:the )?(?:current |local |exact |present )?(?:time|hour)"
-        r"(?: is it| it is| is it now| now| is it there| there| like| do they have| have they got)?"
+        r"(?: is it| it is| is it now| now| is it there| there| like| do they have| have they got| would it be| will it be)?"
         + _NOW
         + rf"(?: {_IN} {_PLACE})?"
         + _NOW
@@ -46,7 +46,9 @@ _TIME = [
 ]
 #: Loose phrasings: claimed only for a place with a known zone ("is it morning in Seoul"; "is it night in Narnia" is not).
 _TIME_OF_PLACE = [
-    _rx(rf"is it (?:still |already )?(?:morning|afternoon|evening|night|night ?time|day ?time) (?:yet )?{_IN} {_PLACE}{_NOW}")
+    _rx(rf"is it (?:still |already )?(?:morning|afternoon|evening|night|night ?time|day ?time) (?:yet )?{_IN} {_PLACE}{_NOW}"),
+    # the place said first: "Tokyo, what time is it there"
+    _rx(rf"(?:in |and in |what about )?{_PLACE},? (?:what(?:'s| is) the time|what time is it)(?: there| over there)?{_NOW}"),
 ]
 _HERE = re.compile(
     r"(?:here|home|my (?:place|city|time ?zone|location|area)|the morning|the evening|this place|you|the moment|present)",

@@ -217,7 +217,7 @@ _REMIND_LEAD = _rx(
     r"help me remember|i need (?:to be reminded|a reminder)|can i get a reminder|give me a reminder)(?: for me)?(?P<body> .+)"
 )
 _WHEN_START = re.compile(
-    r"^(?:at|in|on|by|for|tomorrow|tonight|today|this|next|noon|midnight|after|before|monday|tuesday|wednesday|thursday|friday|"
+    r"^(?:at|in|on|by|for|the|tomorrow|tonight|today|this|next|noon|midnight|after|before|monday|tuesday|wednesday|thursday|friday|"
     r"saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|"
     r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|\d)\b",
     re.IGNORECASE,
@@ -237,7 +237,7 @@ def _moment(text: str) -> str | None:
 
 
 def _reminder_text(text: str) -> str:
-    return re.sub(r"^(?:to|that|so i|so that i|for)\s+", "", text.strip(" ,"), flags=re.IGNORECASE)
+    return re.sub(r"^(?:to|that|so i|so that i|for|about|of)\s+", "", text.strip(" ,"), flags=re.IGNORECASE)
 
 
 _WHEN_FIRST = _rx(r"(?P<when>.+?),? (?:please |can you |could you )?remind me (?P<body>(?:to|about|that) .+)")
@@ -255,8 +255,9 @@ def _match_reminder(t: str) -> Intent | None:
     if m is None:
         return None
     body = m["body"].strip()
-    # "tomorrow at 9 to call the bank", "for 3 pm to call the plumber": the moment first
-    for link in _LINKS.finditer(body):
+    # "tomorrow at 9 to call the bank", "for 3 pm to call the plumber": the moment first, the longest that reads
+    # ("on the 3rd of April to renew my passport" is on 3 April, not on the 3rd "of April to renew …")
+    for link in reversed(list(_LINKS.finditer(body))):
         when = _moment(re.sub(r"^for\s+", "", body[: link.start()], flags=re.IGNORECASE))
         if when is not None:
             return Intent("set_reminder", {"text": _reminder_text(body[link.start() + 1 :]), "when": when})

@@ -83,7 +83,7 @@ def add_months(when: D, months: int) -> D:
 def parse_span(text: str, *, what: str = "a length of time") -> Span:
     """``text`` as a :class:`Span`; :class:`ToolFailure` when some of it is not a length of time."""
     src = text.strip()
-    t = " " + words_to_numbers(src.lower()).replace("-", " - ") + " "
+    t = " " + re.sub(r"(?<=s)'(?=\s|$)", "", words_to_numbers(src.lower())).replace("-", " - ") + " "  # "in 3 hours' time"
     negative = False
     if re.search(r"\bago\b|\bbefore\b|\bearlier\b", t) or t.strip().startswith("-"):
         negative = True

@@ -30,6 +30,20 @@ def _check(text: str, tool: str, slots: dict[str, Any]) -> None:
 @pytest.mark.parametrize(
     ("text", "slots"),
     [
+        ("Lisbon, what time is it there", {"place": "Lisbon"}),
+        ("and in Nairobi, what's the time", {"place": "Nairobi"}),
+        ("what time is it on the west coast", {"place": "America/Los_Angeles"}),
+        ("what time would it be in Seoul", {"place": "Seoul"}),
+        ("what's the time back home", {}),
+    ],
+)
+def test_time_questions_with_the_place_first_on_a_coast_or_back_home_go_to_the_clock(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "current_time", slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
         ("Ten days from now, what's the date?", {"date": "13 March 2026"}),
         ("two weeks before Easter, what date is that", {"date": "22 March 2026"}),
         ("next Tuesday, what day of the month will that be", {"date": "10 March 2026"}),
@@ -226,6 +240,20 @@ def test_a_comma_between_a_reminders_moment_and_its_text_is_a_pause(text: str, s
 
 
 @pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("remind me on the 5th of May to book the hotel", {"text": "book the hotel", "when": "5 May"}),
+        ("remind me the day after tomorrow to water the plants", {"text": "water the plants", "when": "5 March at 9 am"}),
+        ("remind me to ring the garage in two hours' time", {"text": "ring the garage", "when": "in 2 hours"}),
+        ("remind me to stir the soup in 20", {"text": "stir the soup", "when": "in 20 minutes"}),
+        ("remind me of the parents' evening on Thursday", {"text": "the parents' evening", "when": "Thursday"}),
+    ],
+)
+def test_reminder_moments_said_with_a_date_a_day_phrase_or_a_bare_count_read_whole(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "set_reminder", slots)
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "what alarms are currently set",
@@ -269,6 +297,8 @@ def test_a_cancel_after_second_thoughts_cancels(text: str, which: str) -> None:
         "forget about it, cancel the meeting",
         "next Friday, what are we doing",
         "my birthday, what day is it",
+        "the meeting, what time is it",
+        "my mom, what time is it there",
         "I'm 6 feet 2 inches tall",
         "three quarters of the class passed",
         "is this the first time",

@@ -118,6 +118,11 @@ def test_a_length_of_time_in_the_past_is_not_a_timer_length() -> None:
     assert not reads("duration", "10 minutes ago")
 
 
+def test_in_a_bare_number_is_that_many_minutes_from_now() -> None:
+    assert parse_when("in 20", NOW).when == datetime(2026, 3, 3, 10, 20, tzinfo=PARIS)  # not 8 pm
+    assert parse_span("3 hours' time").seconds == 3 * 3600
+
+
 def test_digits_then_point_then_digits_make_one_decimal() -> None:
     assert words_to_numbers("3 point 5 plus 2") == "3.5 plus 2"
     assert words_to_numbers("2 point five") == "2.5"
