@@ -101,8 +101,8 @@ def match_time(t: str) -> Intent | None:
     return None
 
 
-_DAY_WORDS = r"(?:day|date|day of the week|weekday|day of week|day of the month)"
-_YEAR = r"(?P<year> this year| next year)?"  # kept with the date: "christmas next year" is 2027
+_DAY_WORDS = r"(?:day|date|day of the week|weekday|day of week|day of the month|day and (?:the )?date|date and (?:the )?day)"
+_YEAR = r"(?P<year> this year| next year| last year)?"  # kept with the date: "christmas next year" is 2027
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|weekend)"
 _DATE_EXPR = r"(?P<date>in .+|.+ from (?:now|today)|.+ ago|tomorrow|yesterday|the day after tomorrow|the day before yesterday)"
 #: The verb of a day question in either order: "what day will it be …" and, after "tell me", "what day it'll be …".
@@ -129,6 +129,12 @@ _DATE: list[tuple[re.Pattern[str], bool]] = [  # (pattern, its date must parse);
     (_rx(rf"(?:what|which) {_DAY_WORDS} {_IT_BE} {_DATE_EXPR}"), False),
     (_rx(rf"what(?:'s| is| was| will be)? the {_DAY_WORDS} (?:be |going to be |will be |would be |is |was )?{_DATE_EXPR}"), False),
     (_rx(rf"what will the {_DAY_WORDS} be {_DATE_EXPR}"), False),
+    (  # "what will the date be a week from Friday", "what's the date going to be on Friday"
+        _rx(rf"what(?:'s| is| will)? the {_DAY_WORDS} (?:be|going to be|gonna be|will be|would be) (?:on )?(?P<date>.+)"),
+        True,
+    ),
+    (_rx(r"what(?:'s| is| was| will be) (?P<date>\S+ (?:days?|weeks?|months?|years?|fortnights?) (?:from (?:now|today)|ago))"), True),
+    (_rx(rf"(?:is|was) it (?:a )?{_WEEKDAY} (?P<date>today|tomorrow|yesterday)"), False),
     (_rx(rf"(?:what|which) {_DAY_WORDS} (?:will it be|is it|it'll be|it will be|it is|it's) (?P<date>.+)"), True),
     (_rx(rf"what(?:'s| is| was| will be) the {_DAY_WORDS} (?:on |of |for )?(?P<date>.+)"), True),
     (

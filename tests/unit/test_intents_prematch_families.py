@@ -96,6 +96,23 @@ def test_possessive_and_coming_days_read_as_the_day_they_name(text: str, slots: 
 
 
 @pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("which date is the second Sunday of May", {"date": "10 May 2026"}),
+        ("when is the last Friday of the month", {"date": "27 March 2026"}),
+        ("what day did New Year's Day fall on last year", {"date": "1 January 2025"}),
+        ("what will the date be two weeks from Monday", {"date": "23 March 2026"}),
+        ("what's the date going to be on Sunday", {"date": "8 March 2026"}),
+        ("what's 60 days from today", {"date": "2 May 2026"}),
+        ("what's the day and date", {}),
+        ("is it Wednesday tomorrow", {"date": "4 March 2026"}),
+    ],
+)
+def test_nth_weekdays_last_year_and_will_be_questions_go_to_the_calendar(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "date_info", slots)
+
+
+@pytest.mark.parametrize(
     ("text", "want"),
     [
         ("tell me how many kilometers 26 miles is", (26, "mile", "km")),
@@ -305,6 +322,7 @@ def test_a_cancel_after_second_thoughts_cancels(text: str, which: str) -> None:
         "is Friday a holiday",
         "I wonder why the sky is blue",
         "what time is the match tonight",
+        "what's 5 minutes from now",
     ],
 )
 def test_chat_with_those_families_words_is_no_tool_request(text: str) -> None:
