@@ -5,8 +5,8 @@
 please", "hey Parley,", trailing "please"), else ``None`` and the model router
 (or the cloud model) decides. The phrasings live with their tools:
 :mod:`.prematch_clock` (time, dates), :mod:`.prematch_numbers` (arithmetic,
-conversions), :mod:`.prematch_timers` (timers, alarms, reminders, listing and
-cancelling them). Slots are the words as said, spoken numbers as digits; the
+conversions), :mod:`.prematch_timers` (setting timers, alarms, reminders),
+:mod:`.prematch_manage` (listing and cancelling them). Slots are the words as said, spoken numbers as digits; the
 tools read them ("10 minutes", "tomorrow at 8", "Tokyo"), so a phrasing that is
 clearly a request for a tool goes to the tool even when a value is bad ("a timer
 for banana minutes" → the timer tool's own answer about it). Loose phrasings
@@ -24,8 +24,9 @@ from collections.abc import Callable
 
 from genx.assistant.intents import Intent
 from genx.assistant.prematch_clock import match_date, match_time
+from genx.assistant.prematch_manage import match_cancel, match_list
 from genx.assistant.prematch_numbers import match_calc, match_convert
-from genx.assistant.prematch_timers import match_alarm, match_cancel, match_list, match_reminder, match_timer
+from genx.assistant.prematch_timers import match_alarm, match_reminder, match_timer
 
 __all__ = ["clean_utterance", "prematch", "warm_prematch"]
 

@@ -226,6 +226,8 @@ def test_commas_between_a_timer_its_length_and_its_name_are_pauses(text: str, sl
         ("set a timer for three quarters of an hour", {"duration": "45 minutes"}),
         ("set a timer for 1 hour 20", {"duration": "80 minutes"}),
         ("set a timer for a half hour", {"duration": "30 minutes"}),
+        ("put fifteen minutes on the timer", {"duration": "15 minutes"}),  # "on the" is no name
+        ("give me 2 minutes on a timer", {"duration": "2 minutes"}),
     ],
 )
 def test_timer_lengths_said_loosely_are_read_whole(text: str, slots: dict[str, Any]) -> None:
@@ -239,6 +241,8 @@ def test_timer_lengths_said_loosely_are_read_whole(text: str, slots: dict[str, A
         ("wake me up at twenty past five", "5:20 am"),
         ("get me up at half past eight", "8:30 am"),
         ("wake me up at half past seven pm", "7:30 pm"),  # said: kept
+        ("set a wake up alarm for 6", "6 am"),
+        ("make sure I'm up by half past five", "5:30 am"),
     ],
 )
 def test_a_wake_up_at_a_spoken_clock_time_is_in_the_morning(text: str, time: str) -> None:
@@ -318,6 +322,8 @@ def test_a_cancel_after_second_thoughts_cancels(text: str, which: str) -> None:
         "my mom, what time is it there",
         "I'm 6 feet 2 inches tall",
         "three quarters of the class passed",
+        "add 5 minutes to the pasta timer",  # no tool lengthens a running timer
+        "I'm up at 7 most days",
         "is this the first time",
         "is Friday a holiday",
         "I wonder why the sky is blue",
