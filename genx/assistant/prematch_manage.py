@@ -23,6 +23,7 @@ def _rx(pattern: str) -> re.Pattern[str]:
 
 
 _KINDS = r"(?:timers?|alarms?|reminders?|countdowns?)"
+_DAYS = r"(?:today|tomorrow|tonight|this week|the morning|tomorrow morning|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _MINE = (
     r"(?:my |the |all |all my |all the |all of my |any |all of the )?(?:current |active |pending |running |upcoming |set |existing |open )?"
     r"(?:recurring |repeating |daily |weekly |weekday |weekend |morning )?"
@@ -33,20 +34,21 @@ _LIST = [
         r"for today|for tomorrow|for tonight|for this week|today|tomorrow|please|now))?"),
     _rx(rf"(?:what|which|any|how many) {_KINDS}(?: and {_KINDS})? (?:do i have|are (?:set|running|there|on|active|pending|left|coming up)|"
         r"have i (?:got|set)|did i set|i have|have i|are coming up|are still running|are set for|are there for)"
-        r"(?: (?:right )?now| today| tomorrow| tonight| this week| set| running)?"),
+        rf"(?: (?:set |running |going |on )?(?:for |on )?{_DAYS}| set| running| going| on)?"),
     _rx(rf"(?:do i have|are there|have i (?:got|set)|did i set|did you set|is there|got|any) (?:any |an |a )?{_KINDS}"
         r"(?: set| running| on| left| active| pending| today| tomorrow| going)?"
-        r"(?: (?:for |on )?(?:today|tomorrow|tonight|this week|the morning|tomorrow morning|monday|tuesday|wednesday|thursday|"
-        r"friday|saturday|sunday))?"),
+        rf"(?: (?:for |on )?{_DAYS})?"),
     _rx(r"how (?:much time is|long is|much time|long|much longer|many (?:minutes|seconds|hours)(?: are| is)?)"
         r"(?: left| remaining| to go)? (?:on|for|in) "
         r"(?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
     _rx(r"(?:what's |what is )?(?:the )?time (?:left|remaining) on (?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
-    _rx(r"how long (?:until|till|before) (?:my |the )(?:[a-z0-9]+ )?(?:timer|alarm|countdown)s? "
-        r"(?:goes off|go off|rings?|is done|ends|finishes)"),
+    _rx(r"how long (?:do i have |have i got |is it )?(?:until|till|before) (?:my |the )(?:next )?(?:[a-z0-9]+ )?(?:timer|alarm|countdown)s?"
+        r"(?: goes off| go off| rings?| is done| ends| finishes)?"),
+    _rx(r"how(?:'s| is| are) (?:my|the) (?:[a-z0-9]+ )?(?:timer|countdown)s? (?:doing|going|getting on|coming along)"),
+    _rx(r"(?:is|are) (?:my|the) (?:[a-z0-9]+ )?(?:timer|countdown)s? (?:done|finished|up|over)(?: yet)?"),
     _rx(rf"are any {_KINDS} (?:set|running|on|active|pending)(?: now)?"),
     _rx(r"(?:is|are) (?:my|the|an?|any) (?:[a-z0-9]+ )?(?:alarm|timer|reminder|countdown)s? (?:still )?"
-        r"(?:set|on|running|going|active|ticking|counting)(?: now| still)?"),
+        rf"(?:set|on|running|going|active|ticking|counting)(?: now| still)?(?: (?:for |on )?{_DAYS})?"),
     _rx(rf"what(?:'s| is) (?:the )?status of (?:my |the )?{_KINDS}"),
     _rx(r"what(?:'s| is) (?:pending|scheduled|running|ticking)(?: right now| now)?|what are you timing(?: right now| now)?|"
         r"(?:list|show me|tell me|show) (?:everything|all) (?:you're|you are|that you're|that is) (?:timing|counting down)"),
@@ -59,7 +61,8 @@ _LIST = [
 ]  # fmt: skip
 _CANCEL_VERB = (
     r"(?:cancel|stop|delete|remove|clear|turn off|switch off|shut off|kill|dismiss|get rid of|disable|scrap|drop|erase|"
-    r"abort|forget|forget about|silence|never ?mind|i don'?t need|we don'?t need|no more)"
+    r"abort|forget|forget about|silence|never ?mind|i don'?t need|we don'?t need|i don'?t want|i no longer need|no need for|"
+    r"no more)"
 )
 _WHICH = (
     rf"(?P<which>(?:(?:the|my|all|all of|of|that|this|every|both|those|these)\s)*(?:[a-z0-9:']+ ){{0,3}}?{_KINDS}"
@@ -91,6 +94,8 @@ _CANCEL_IT = _rx(
     r"(?:it|that|this|that one|this one)"
     r"(?: please| now| actually)?|never ?mind(?: that| it)?)"
 )
+#: Everything there is to cancel: the tool's "all".
+_CANCEL_ALL = _rx(rf"{_RETHINK}cancel (?:everything|all of them|them all|all of it|the lot)(?: please| now)?")
 _CANCEL_LAST = _rx(
     r"(?:cancel|delete|remove|scrap|undo|drop|kill|stop) (?P<which>the (?:last|latest|most recent) (?:one|timer|alarm|reminder)|"
     r"the (?:one|timer|alarm|reminder|countdown) (?:i|you) just (?:set|made|added|started|created))"
@@ -103,6 +108,8 @@ _POSSESSIVE = re.compile(r"(?<=\w)'s\b")  # "tomorrow's alarm" is the alarm for 
 def match_cancel(t: str) -> Intent | None:
     if _CANCEL_IT.fullmatch(t):
         return Intent("cancel_timer", {})
+    if _CANCEL_ALL.fullmatch(t):
+        return Intent("cancel_timer", {"which": "all"})
     if m := _CANCEL_LAST.fullmatch(t):
         return Intent("cancel_timer", {"which": m["which"]})
     for rx in _CANCEL:

@@ -292,6 +292,22 @@ def test_questions_about_what_is_set_now_or_when_it_rings_list_the_timers(text: 
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "what alarms have I got going",
+        "which reminders do I have set for Friday",
+        "how's the rice timer doing",
+        "is the egg timer done yet",
+        "how long till my alarm",
+        "how long do I have until the timer goes off",
+        "is my alarm on for Monday",
+    ],
+)
+def test_how_a_timer_is_doing_and_what_is_set_for_a_day_list_the_timers(text: str) -> None:
+    _check(text, "list_timers", {})
+
+
+@pytest.mark.parametrize(
     ("text", "which"),
     [
         ("on second thought, delete the pasta timer", "pasta"),
@@ -300,6 +316,9 @@ def test_questions_about_what_is_set_now_or_when_it_rings_list_the_timers(text: 
         ("oh, forget it, silence the alarm", "alarm"),
         ("changed my mind, dismiss that", ""),
         ("cancel tomorrow's alarm", "tomorrow"),
+        ("cancel them all", "all"),
+        ("I don't want the alarm anymore", "alarm"),
+        ("no need for the pasta timer any more", "pasta"),
     ],
 )
 def test_a_cancel_after_second_thoughts_cancels(text: str, which: str) -> None:
@@ -323,6 +342,8 @@ def test_a_cancel_after_second_thoughts_cancels(text: str, which: str) -> None:
         "I'm 6 feet 2 inches tall",
         "three quarters of the class passed",
         "add 5 minutes to the pasta timer",  # no tool lengthens a running timer
+        "delete everything",  # the conversation? the memory? not only timers
+        "I don't want the alarm clock you recommended",
         "I'm up at 7 most days",
         "is this the first time",
         "is Friday a holiday",

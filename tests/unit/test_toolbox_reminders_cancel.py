@@ -128,6 +128,17 @@ async def test_a_repeating_alarm_is_named_by_its_repeat(tools: dict[str, FuncToo
     assert r.content == "Cancelled alarm 2 every weekday at 6:30 AM."
 
 
+async def test_the_first_or_second_timer_is_counted_in_the_order_they_were_set(tools: dict[str, FuncTool], clock: ManualClock) -> None:
+    await tools["set_timer"].call({"duration": "10 minutes", "label": "eggs"})
+    await tools["set_alarm"].call({"time": "7 am"})
+    await tools["set_timer"].call({"duration": "20 minutes", "label": "pasta"})
+    clock.advance(5 * MIN)
+    assert (await tools["cancel_timer"].call({"which": "the second timer"})).content == "Cancelled timer 3 (pasta) for 20 minutes."
+    r = await tools["cancel_timer"].call({"which": "the third timer"})
+    assert r.is_error and r.content.startswith("There is no 3rd timer to cancel.")
+    assert (await tools["cancel_timer"].call({"which": "the first one"})).content == "Cancelled timer 1 (eggs) for 10 minutes."
+
+
 async def test_nothing_to_cancel_says_so(tools: dict[str, FuncTool]) -> None:
     r = await tools["cancel_timer"].call({"which": "it"})
     assert r.is_error and r.content == "There are no timers, alarms or reminders to cancel."
