@@ -31,19 +31,23 @@ from genx.assistant.prematch_timers import match_alarm, match_reminder, match_ti
 __all__ = ["clean_utterance", "prematch", "warm_prematch"]
 
 _LEAD = re.compile(
-    r"^(?:(?:hey|hi|hello|ok|okay|so|um|uh|erm|hmm|well|oh|alright|right|yo|parley|assistant|computer|excuse me|sorry)\b[ ,]*)*"
-    r"(?:(?:can|could|would|will) you(?: please)?(?: quickly)?(?: tell me| let me know| check| say)? |please |kindly |"
+    r"^(?:(?:(?:hey|hi|hello)(?: there)?|ok|okay|so(?: like)?|um|uh|erm|hmm|well|oh|alright|right|yo|parley|assistant|computer|"
+    r"excuse me|sorry|good (?:morning|afternoon|evening)|yes|yeah|yep|yup|sure|google|alexa|siri|quick one|let's see|let me see)"
+    r"\b[ ,]*)*"
+    r"(?:(?:can|could|would|will) you(?: please| maybe| possibly| perhaps| just)?(?: quickly)?(?: be able to)?"
+    r"(?: tell me| let me know| check| say)? |please |kindly |(?:(?:can|could|would) you )?do me a fav(?:ou)?r and |"
     r"i want to know |i'd like to know |i would like to know |i wanna know |i need to know |i was wondering |i wonder |"
     r"i'm wondering |i am wondering |(?:if|whether) you (?:could|can|would|might)(?: please)?(?: tell me| let me know| check)? |"
     r"i'd love to know |i'm curious[ ,]+|"
     r"tell me |do you know |quick question[ ,]*|just |would you mind |be a dear and |go ahead and |i'd like you to |"
     r"i want you to |i need you to |(?:do you )?mind telling me |any idea |got any idea |do you happen to know |"
     r"i need to (?=convert|calculate|work out|know|figure)|i want to (?=convert|calculate|work out|know|figure)|"
-    r"i'd like to (?=convert|calculate|work out|know|figure))*",
+    r"i'd like to (?=convert|calculate|work out|know|figure)|(?:(?:can|could) you )?help me (?=convert|calculate|work out|set|figure))*",
     re.IGNORECASE,
 )
 _TAIL = re.compile(
-    r"(?:[ ,]+(?:please|thanks|thank you|for me|parley|ok|okay|if you can|if you could|real quick|quickly|"
+    r"(?:[ ,]+(?:please|thanks|thank you|and thanks|and thank you|thanks a lot|cheers|for me|parley|ok|okay|if you can|if you could|"
+    r"real quick|quickly|"
     r"would you|could you|can you|mate|buddy|roughly|approximately|exactly|more or less|or so))+$",
     re.IGNORECASE,
 )

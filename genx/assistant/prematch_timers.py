@@ -198,7 +198,8 @@ def _match_alarm(t: str) -> Intent | None:
 
 _DAYISH = r"(?:tomorrow|today|(?:on |this |next )?(?:mon|tues|wednes|thurs|fri|satur|sun)day)"
 _BARE_HOUR = re.compile(
-    rf"(?P<pre>(?:{_DAYISH} )?(?:at )?)(?P<h>0?[1-9]|1[01])(?:[:. ](?P<m>[0-5]\d))?(?P<post>(?: {_DAYISH})?)", re.IGNORECASE
+    rf"(?P<pre>(?:{_DAYISH} )?(?:at )?)(?P<h>0?[1-9]|1[01])(?:[:. ](?P<m>[0-5]\d)| (?:oh|o) (?P<z>\d))?(?P<post>(?: {_DAYISH})?)",
+    re.IGNORECASE,
 )
 _SPOKEN_CLOCK = re.compile(  # "half past 7", "a quarter to 8", "20 past 6", "half 6" (British 6:30)
     rf"(?P<pre>(?:{_DAYISH} )?(?:at )?)(?P<clock>(?:a )?(?:half|quarter|[1-5]?\d)(?: minutes)? (?:past|after|to) (?:[1-9]|1[01])|"
@@ -214,7 +215,7 @@ def _morning(time: str) -> str:
     if re.search(r"\b(?:[ap]\.? ?m\b|morning|afternoon|evening|night|tonight|noon|midnight|o'?clock)", time, re.IGNORECASE):
         return time
     if m := _BARE_HOUR.fullmatch(time):
-        return f"{m['pre']}{m['h']}:{m['m'] or '00'} am{m['post']}"
+        return f"{m['pre']}{m['h']}:{m['m'] or '0' + (m['z'] or '0')} am{m['post']}"
     if m := _SPOKEN_CLOCK.fullmatch(time):
         return f"{m['pre']}{m['clock']} am{m['post']}"
     return time

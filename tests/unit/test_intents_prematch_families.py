@@ -326,6 +326,27 @@ def test_a_cancel_after_second_thoughts_cancels(text: str, which: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "tool", "slots"),
+    [
+        ("um, could you maybe set a timer for 4 minutes", "set_timer", {"duration": "4 minutes"}),
+        ("would you be able to tell me the time in Oslo", "current_time", {"place": "Oslo"}),
+        ("can you do me a favour and convert 3 miles to km", "convert_units", {"value": 3, "from_unit": "mile", "to_unit": "km"}),
+        ("hi there, what's 6 times 8", "calculate", {"expression": 48}),
+        ("good evening, what's the date", "date_info", {}),
+        ("let me see, what's 20 percent of 90", "calculate", {"expression": 18}),
+        ("yeah, cancel the alarm", "cancel_timer", {"which": "alarm"}),
+        ("alexa, what time is it", "current_time", {}),
+        ("could you help me set a timer for 3 minutes", "set_timer", {"duration": "3 minutes"}),
+        ("what's the time please and thank you", "current_time", {}),
+        ("set an alarm for six oh five", "set_alarm", {"time": "6:05"}),
+        ("wake me at seven oh five", "set_alarm", {"time": "7:05 am"}),
+    ],
+)
+def test_greetings_hedges_and_thanks_around_a_request_do_not_hide_it(text: str, tool: str, slots: dict[str, Any]) -> None:
+    _check(text, tool, slots)
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "the timer, 10 minutes ago, went off",
@@ -348,6 +369,10 @@ def test_a_cancel_after_second_thoughts_cancels(text: str, which: str) -> None:
         "is this the first time",
         "is Friday a holiday",
         "I wonder why the sky is blue",
+        "good evening",
+        "hey there",
+        "there are 5 timers in the kitchen",
+        "yes",
         "what time is the match tonight",
         "what's 5 minutes from now",
     ],

@@ -127,3 +127,8 @@ def test_digits_then_point_then_digits_make_one_decimal() -> None:
     assert words_to_numbers("3 point 5 plus 2") == "3.5 plus 2"
     assert words_to_numbers("2 point five") == "2.5"
     assert words_to_numbers("the 3 point shot") == "the 3 point shot"  # no digits after: not a decimal
+
+
+def test_oh_between_the_hour_and_a_single_minute_digit_reads_as_a_clock_time() -> None:
+    assert parse_when("six oh five am", NOW).when == datetime(2026, 3, 4, 6, 5, tzinfo=PARIS)
+    assert parse_when("tomorrow at 7 o 5", NOW).when == datetime(2026, 3, 4, 7, 5, tzinfo=PARIS)

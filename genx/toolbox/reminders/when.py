@@ -5,7 +5,7 @@ bare clock time means its next occurrence ("7:30" at 8 o'clock is tomorrow's);
 an hour from 1 to 12 without am/pm means whichever of the two comes first
 ("at 7" at 3 PM is 7 PM). A part of the day stands for a time: morning 9:00,
 noon 12:00, afternoon 15:00, evening 19:00, tonight 20:00, night 21:00,
-midnight 0:00. "In 20" is in 20 minutes. "half past seven", "quarter to eight" and "(a) quarter past nine"
+midnight 0:00. "In 20" is in 20 minutes, "six oh five" 6:05. "half past seven", "quarter to eight" and "(a) quarter past nine"
 are read too, with am/pm after them or not ("half past seven am"; "quarter to twelve pm" is 11:45).
 Unreadable text raises :class:`~genx.errors.ToolFailure`.
 """
@@ -49,6 +49,7 @@ def parse_when(text: str, now: datetime) -> Moment:
     t = re.sub(r"\bo['’ ]?clock\b", "oclock", t)
     t = re.sub(r"\b([ap])\.m\b\.?", r"\1m", t)
     t = re.sub(r"\bhalf (\d{1,2})\b(?! (?:minutes?|hours?|past|to|after))", r"\1:30", t)  # "half six" (British) = 6:30
+    t = re.sub(r"\b(\d{1,2}) o (\d)\b", r"\1:0\2", re.sub(r"\boh\b", "o", t))  # "six oh five" = 6:05
     t = re.sub(r"\b(?:from now|later)\b", "", t).strip()
     t = re.sub(r"^in (\d+(?:\.\d+)?)$", r"in \1 minutes", t)  # "in 20" is 20 minutes from now, not 8 o'clock
     if not t:
