@@ -6,7 +6,8 @@ month-first), "25th of December 2026", "December 25, 2026", "Dec 25" (without a
 year: the next one on or after today), weekdays ("Friday" = the next one on or
 after today, "next Friday" and "(this) coming Friday" strictly after, "last Friday" before), "today",
 "tomorrow", "the day after tomorrow", "next week/month/year", "the weekend", "the second Sunday of May",
-"the last Friday of the month"
+"the last Friday of the month", a date from another ("the day after Christmas", "the Monday after Easter",
+"a week on Friday", "Friday week", "the 15th of next month", "the end of next month")
 (its Saturday), "the end of the month/year", "<date> next year", holidays by name (:mod:`.holidays`: Christmas, New
 Year, Easter, Thanksgiving, Mother's Day…; the next one on or after today, or
 "Easter 2027") and a length of time from today ("in 3 weeks", "3 days ago").
@@ -100,6 +101,8 @@ def parse_date(text: str, today: date) -> date:
     if t in ("next week", "next month", "next year", "last week", "last month", "last year"):
         word, unit = t.split()
         return parse_span(f"{'-' if word == 'last' else ''}1 {unit}").add_to(today)
+    if (found := _relative(t, today, src)) is not None:
+        return found
     if m := re.fullmatch(r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})", t):
         return _make(int(m[1]), int(m[2]), int(m[3]), src)
     if m := re.fullmatch(r"(\d{1,2})[/-](\d{1,2})(?:[/-](\d{2}|\d{4}))?", t):
@@ -159,6 +162,30 @@ def _nth_in_month(today: date, n: int, weekday: int, which: str | None, month_na
         if year or month_name is None or found >= today:
             return found
     return found
+
+
+_SHIFT = {"next": 1, "this": 0, "last": -1}
+
+
+def _relative(t: str, today: date, src: str) -> date | None:
+    """A date said from another: "the day after Christmas", "the Monday after Easter", "a week on Friday",
+    "Friday week", "a week tomorrow", "the 15th of next month", "the start of next month"; else ``None``."""
+    if m := re.fullmatch(r"day (after|before) (.+)", t):
+        return parse_date(m[2], today) + timedelta(days=1 if m[1] == "after" else -1)
+    if m := re.fullmatch(rf"({_WEEKDAY}) (after|before) (?!next\b|this\b|last\b)(.+)", t):
+        base, weekday = parse_date(m[3], today), WEEKDAYS[m[1]]
+        if m[2] == "after":
+            return base + timedelta(days=(weekday - base.weekday()) % 7 or 7)
+        return base - timedelta(days=(base.weekday() - weekday) % 7 or 7)
+    if m := re.fullmatch(rf"(?:a|1) week (?:on )?(today|tomorrow|{_WEEKDAY})|({_WEEKDAY}) week", t):
+        return parse_date(m[1] or m[2], today) + timedelta(days=7)
+    if m := re.fullmatch(rf"{_DAY} of (next|this|last) month|(next|this|last) month (?:the )?{_DAY}", t):
+        first = Span(months=_SHIFT[m[2] or m[3]]).add_to(today.replace(day=1))
+        return _make(first.year, first.month, int(m[1] or m[4]), src)
+    if m := re.fullmatch(r"(start|beginning|end) of (next|this|last) month", t):
+        first = Span(months=_SHIFT[m[2]]).add_to(today.replace(day=1))
+        return first if m[1] != "end" else Span(months=1).add_to(first) - timedelta(days=1)
+    return None
 
 
 def _dated(today: date, day: int, month: int, year: str | None, src: str) -> date:

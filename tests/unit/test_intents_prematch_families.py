@@ -106,6 +106,9 @@ def test_possessive_and_coming_days_read_as_the_day_they_name(text: str, slots: 
         ("what's 60 days from today", {"date": "2 May 2026"}),
         ("what's the day and date", {}),
         ("is it Wednesday tomorrow", {"date": "4 March 2026"}),
+        ("what day is the day after Boxing Day", {"date": "27 December 2026"}),
+        ("how many days until the 20th of next month", {"date": "20 April 2026"}),
+        ("what's the date a week on Thursday", {"date": "12 March 2026"}),
     ],
 )
 def test_nth_weekdays_last_year_and_will_be_questions_go_to_the_calendar(text: str, slots: dict[str, Any]) -> None:

@@ -205,6 +205,26 @@ def test_the_nth_weekday_of_a_named_month_and_a_date_last_year_read_as_dates(tex
     assert parse_date(text, date(2026, 3, 3)) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("the day after Christmas", date(2026, 12, 26)),
+        ("the day before New Year's Day", date(2026, 12, 31)),
+        ("the Monday after Easter", date(2026, 4, 6)),
+        ("the Friday before Christmas", date(2026, 12, 18)),
+        ("a week on Friday", date(2026, 3, 13)),
+        ("Thursday week", date(2026, 3, 12)),
+        ("a week tomorrow", date(2026, 3, 11)),
+        ("the 15th of next month", date(2026, 4, 15)),
+        ("next month on the 2nd", date(2026, 4, 2)),
+        ("the end of next month", date(2026, 4, 30)),
+        ("the start of next month", date(2026, 4, 1)),
+    ],
+)
+def test_a_date_said_from_another_date_reads_as_that_day(text: str, expected: date) -> None:
+    assert parse_date(text, date(2026, 3, 3)) == expected
+
+
 def test_a_fifth_weekday_a_month_does_not_have_is_a_tool_failure() -> None:
     with pytest.raises(ToolFailure):
         parse_date("the fifth Monday of February", date(2026, 3, 3))
