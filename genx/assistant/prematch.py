@@ -13,7 +13,8 @@ for banana minutes" → the timer tool's own answer about it). Loose phrasings
 are claimed only when the tool's parser reads their value (each module says
 which). Matching the whole message is what keeps questions that merely mention
 a tool's words ("who invented the alarm clock", "what time does the bakery
-open") with the model. Microseconds to a few hundred a call (no model, no I/O) once
+open") with the model; a clause that only sets the scene may come first ("I'm
+putting the pizza in, set a timer for 12 minutes"). Microseconds to a few hundred a call (no model, no I/O) once
 :func:`warm_prematch` has loaded the unit registry and the place table (about a second, once).
 """
 
@@ -55,7 +56,9 @@ _TAIL = re.compile(
 
 def clean_utterance(text: str) -> str:
     """One line, politeness and final punctuation removed, case kept (places and labels keep their spelling)."""
-    t = re.sub(r"(?<!\d):|:(?!\d)", " ", text.replace("’", "'").replace("‘", "'"))  # "timer: 5 minutes"; 7:30 stays
+    t = text.replace("’", "'").replace("‘", "'")
+    t = re.sub(r":\s+", ", ", t)  # "a reminder for noon: lunch with Dave" is a pause; 7:30 stays
+    t = re.sub(r"(?<!\d):|:(?!\d)", " ", t)
     t = " ".join(t.split()).strip(" ?!.,")
     for _ in range(3):
         t = _TAIL.sub("", _LEAD.sub("", t)).strip(" ?!.,")
@@ -82,9 +85,38 @@ def prematch(text: str) -> Intent | None:
     t = clean_utterance(text)
     if not t or len(t) > 200:
         return None
+    return _match(t) or _after_scene(t)
+
+
+def _match(t: str) -> Intent | None:
     for match in _MATCHERS:
         intent = match(t)
         if intent is not None:
+            return intent
+    return None
+
+
+#: How a request starts (a command or a question); a clause before it only sets the scene.
+_REQUEST = re.compile(
+    r"(?:set|start|put|give me|make|remind|wake|get me up|cancel|stop|delete|remove|turn off|what|what's|whats|how|when|which|"
+    r"convert|calculate|work out|tell me|list|show|can you|could you|would you|please)\b",
+    re.IGNORECASE,
+)
+_BACK_REFERENCE = re.compile(r"\b(?:there|then|that day|that date|that time)\b", re.IGNORECASE)
+#: A scene is a clause with its own subject ("I'm putting the pizza in"), not a topic the question is about
+#: ("my birthday, what day is it": the day of the birthday, not today's).
+_SCENE = re.compile(r"(?:i|i'm|im|i've|i'll|i'd|we|we're|we've|we'll|you|he|she|they|they're|it's|there's)\b", re.IGNORECASE)
+
+
+def _after_scene(t: str) -> Intent | None:
+    """A whole request after a clause that sets the scene: "I'm putting the pizza in, set a timer for 12 minutes".
+
+    Not when the request points back into the clause ("I'm flying to Tokyo, what time is it there": which place?)."""
+    if not _SCENE.match(t):
+        return None
+    for comma in re.finditer(r", ", t):
+        rest = t[comma.end() :]
+        if _REQUEST.match(rest) and not _BACK_REFERENCE.search(rest) and (intent := _match(clean_utterance(rest))) is not None:
             return intent
     return None
 

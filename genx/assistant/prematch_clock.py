@@ -46,7 +46,12 @@ _TIME = [
 ]
 #: Loose phrasings: claimed only for a place with a known zone ("is it morning in Seoul"; "is it night in Narnia" is not).
 _TIME_OF_PLACE = [
-    _rx(rf"is it (?:still |already )?(?:morning|afternoon|evening|night|night ?time|day ?time) (?:yet )?{_IN} {_PLACE}{_NOW}"),
+    _rx(rf"is it (?:still |already |too |very )?(?:morning|afternoon|evening|night|night ?time|day ?time|late|early) (?:yet )?"
+        rf"{_IN} {_PLACE}{_NOW}"),
+    # the place in a clause around the question: "I'm calling my sister in Melbourne, what time is it there",
+    # "what time is it where my brother lives, in Denver"
+    _rx(rf"[^,]* (?:in|from) {_PLACE}, (?:so )?(?:what(?:'s| is) the time|what time is it) (?:there|over there){_NOW}"),
+    _rx(rf"(?:what(?:'s| is) the time|what time is it) (?:where|for) [^,]+, (?:in|over in|out in) {_PLACE}"),
     # the place said first: "Tokyo, what time is it there"
     _rx(rf"(?:in |and in |what about )?{_PLACE},? (?:what(?:'s| is) the time|what time is it)(?: there| over there)?{_NOW}"),
 ]
@@ -102,7 +107,7 @@ def match_time(t: str) -> Intent | None:
 
 
 _DAY_WORDS = r"(?:day|date|day of the week|weekday|day of week|day of the month|day and (?:the )?date|date and (?:the )?day)"
-_YEAR = r"(?P<year> this year| next year| last year)?"  # kept with the date: "christmas next year" is 2027
+_YEAR = r"(?P<year> this year| next year| last year| in \d{4})?"  # kept with the date: "christmas next year" is 2027
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|weekend)"
 _DATE_EXPR = r"(?P<date>in .+|.+ from (?:now|today)|.+ ago|tomorrow|yesterday|the day after tomorrow|the day before yesterday)"
 #: The verb of a day question in either order: "what day will it be …" and, after "tell me", "what day it'll be …".
@@ -200,7 +205,7 @@ def _is_date(text: str) -> bool:
 _PERSONAL = _rx(r"(?:my|our|his|her|their|your) ")
 _POSSESSIVE = _rx(r"(?P<day>.+?)(?:'s|s') date")
 _OFFSET = _rx(r"(?P<offset>.+?) (?P<way>from|after|before) (?P<date>.+)")
-_EVENT = _rx(r"(?:my|our|his|her|their|the) [a-z' ]+? (?:on|is on|which is on|falls on|is|,) (?P<date>.+)")
+_EVENT = _rx(r"(?:my|our|his|her|their|the) [a-z' ]+?(?:,| (?:on|is on|which is on|falls on|is),?) (?P<date>.+)")
 
 
 def _date_args(when: str) -> dict[str, str]:

@@ -50,7 +50,7 @@ _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied 
     (_rx(r"\b(\d+) and a half\b"), r"\1.5"),
     (_rx(r"\b(\d+) and a quarter\b"), r"\1.25"),
     (_rx(r"\b(\d+) and 3 quarters\b"), r"\1.75"),
-    (_rx(r"^(.+?),? all (divided by|over|times|multiplied by|squared)\b"), r"(\1) \2"),  # "40 plus 60 all divided by 10"
+    (_rx(r"^(.+?)(?:,? all|,) (divided by|over|times|multiplied by|squared)\b"), r"(\1) \2"),  # "40 plus 60 (all), divided by 10"
     (_rx(r"\bhalf of (\d+(?:\.\d+)?)"), r"\1 / 2"),
     (_rx(r"\bhalf (\d+(?:\.\d+)?)"), r"(\1 / 2)"),  # "half a dozen" once the dozen is 12
     (_rx(r"\b(?:a|1) half\b"), "0.5"),
@@ -64,19 +64,20 @@ _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied 
     (_rx(r"\b(\d+(?:\.\d+)?) (?:take away|less) (\d+(?:\.\d+)?)"), r"\1 - \2"),
     (_rx(r"\b(?:add|sum) (\d+(?:\.\d+)?) (?:and|plus|to|with) (\d+(?:\.\d+)?)"), r"\1 + \2"),
     (_rx(r"\bmultiply (\d+(?:\.\d+)?) (?:and|with) (\d+(?:\.\d+)?)"), r"\1 * \2"),
-    (_rx(r"^(?:if )?(?:we|i|you|they) (?:split|share|divide) (.+?) (?:between|among|by|into) (\d+)"
+    (_rx(r"^(?:if )?(?:we|i|you|they) (?:split|share|divide) (.+?) (?:(?:between|among|by|into) )?(\d+)"
          r"(?: people| persons| ways| friends| of us)?,? how much (?:does|do|will|would|should) (?:each|every)"
          r"(?: one| person| of us| of them| one of us)? (?:pay|get|owe|have|be|cost)"),
      r"\1 / \2"),
 
     (_rx(r"\bdivide (\d+(?:\.\d+)?) (?:by|into) (\d+(?:\.\d+)?)"), r"\1 / \2"),
+    (_rx(r"\b(?:split|share|divide) (\d+(?:\.\d+)?) (\d+) ways\b"), r"\1 / \2"),
     (_rx(r"\b(\d+(?:\.\d+)?) (?:divided into|split (?:into|between|among|by)|shared (?:between|among|by)) (\d+(?:\.\d+)?)"), r"\1 / \2"),
     (_rx(r"\b(\d+) factorial\b"), r"factorial(\1)"),
     *((_rx(rf"\b(\d+) {word} of (\d+(?:\.\d+)?)"), rf"(\1 / {d}) * \2") for word, d in _DENOMINATORS.items()),
     (_rx(r"\bsqrt of\b"), "sqrt"),
     (_rx(r"\bnegative (?=\d)"), "-"),
     (_rx(r"\b(\d+)/(\d+) of (\d+(?:\.\d+)?)"), r"(\1 / \2) * \3"),
-    (_rx(r"\$ ?(?=\d)|(?<=\d) ?(?:dollars|euros|bucks|usd|eur|€|\$)\b"), ""),
+    (_rx(r"[$£€] ?(?=\d)|(?<=\d) ?(?:dollars|euros|bucks|pounds|quid|usd|eur|gbp|€|\$|£)(?!\w)"), ""),
     (_rx(r"\bthe square of (\d+(?:\.\d+)?)"), r"\1 ** 2"),
     (_rx(r"\b(\d+(?:\.\d+)?) to the (?:2nd|second)(?: power)?"), r"\1 ** 2"),
     (_rx(r"\b(\d+(?:\.\d+)?) to the (?:3rd|third)(?: power)?"), r"\1 ** 3"),
@@ -200,6 +201,10 @@ def _in_first_unit(m: re.Match[str], *, per: int, unit: str) -> str:
     return f"{int(m[1]) + float(m[3]) / per!r} {unit}"
 
 
+#: What is measured is not a unit: "how many grams of sugar is 3 ounces" converts grams (mass to mass only: pint checks).
+_SUBSTANCE = _rx(r"(?<=[a-z]) of (?:the |my )?[a-z]+(?: [a-z]+)?$")
+
+
 def match_convert(t: str) -> Intent | None:
     low = words_to_numbers(t.lower()).replace("°", " degrees ").replace("  ", " ")
     low = re.sub(r"\b(\d+(?:\.\d+)?)-(?=[a-z])", r"\1 ", low)
@@ -209,8 +214,8 @@ def match_convert(t: str) -> Intent | None:
         if not m:
             continue
         value = _value(m.group("value"))
-        src = re.sub(r"^(?:of |the )", "", m.group("from").strip())
-        dst = re.sub(r"^(?:the |of )", "", m.group("to").strip())
+        src = _SUBSTANCE.sub("", re.sub(r"^(?:of |the )", "", m.group("from").strip()))
+        dst = _SUBSTANCE.sub("", re.sub(r"^(?:the |of )", "", m.group("to").strip()))
         if value is None or not src or not dst:
             continue
         try:

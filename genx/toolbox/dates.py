@@ -58,6 +58,7 @@ def _clean(text: str) -> str:
     t = re.sub(r"\s+", " ", t).strip(" ?,")
     if re.search(rf"\b(?:{_MONTH})\b", t):  # a spoken year: "december 25th twenty twenty six" → "... 20 26"
         t = re.sub(r"\b(19|20) (\d{2})$", r"\1\2", t)
+    t = re.sub(r"\bin (\d{4})$", r"\1", t)  # "the 4th of july in 1976"
     return t
 
 

@@ -236,7 +236,7 @@ async def test_a_cloud_model_calls_the_offline_tools_natively(tools: list[FuncTo
         [Turn(calls=[call("current_time", json.dumps({"place": "Tokyo"}), "c1")]), Turn(text="It is evening in Tokyo.")]
     )
     gen = AssistantGenerator(model, tools)
-    stream = await gen.generate_stream("cloud/x", ask("is it late in Japan?"))
+    stream = await gen.generate_stream("cloud/x", ask("would my friend in Japan be asleep by now?"))
     chunks, end = await drain(stream)
     assert isinstance(end, Done) and stream.decision.path == "cloud"
     assert text_of(chunks).strip() == "It is evening in Tokyo."

@@ -35,6 +35,9 @@ def _check(text: str, tool: str, slots: dict[str, Any]) -> None:
         ("what time is it on the west coast", {"place": "America/Los_Angeles"}),
         ("what time would it be in Seoul", {"place": "Seoul"}),
         ("what's the time back home", {}),
+        ("my aunt lives in Toronto, what time is it there", {"place": "Toronto"}),
+        ("what's the time where my cousin works, in Dubai", {"place": "Dubai"}),
+        ("is it too late in Sydney right now", {"place": "Sydney"}),
     ],
 )
 def test_time_questions_with_the_place_first_on_a_coast_or_back_home_go_to_the_clock(text: str, slots: dict[str, Any]) -> None:
@@ -109,6 +112,9 @@ def test_possessive_and_coming_days_read_as_the_day_they_name(text: str, slots: 
         ("what day is the day after Boxing Day", {"date": "27 December 2026"}),
         ("how many days until the 20th of next month", {"date": "20 April 2026"}),
         ("what's the date a week on Thursday", {"date": "12 March 2026"}),
+        ("what day of the week is our anniversary, the 9th of June", {"date": "9 June 2026"}),
+        ("how long ago was the fall of the Berlin wall, 9 November 1989", {"date": "9 November 1989"}),
+        ("what day was the 25th of December in 1999", {"date": "25 December 1999"}),
     ],
 )
 def test_nth_weekdays_last_year_and_will_be_questions_go_to_the_calendar(text: str, slots: dict[str, Any]) -> None:
@@ -160,6 +166,27 @@ def test_an_amount_in_two_units_is_converted_whole(text: str, want: tuple[float,
 
 @pytest.mark.parametrize(
     ("text", "want"),
+    [("how many grams of flour is 4 ounces", (4, "ounce", "gram")), ("convert 3 cups of milk to millilitres", (3, "cup", "ml"))],
+)
+def test_what_is_measured_after_a_unit_is_not_part_of_the_unit(text: str, want: tuple[float, str, str]) -> None:
+    _check(text, "convert_units", {"value": want[0], "from_unit": want[1], "to_unit": want[2]})
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "slots"),
+    [
+        ("I'm boiling eggs, set a timer for seven minutes", "set_timer", {"duration": "7 minutes"}),
+        ("we took the cake out, cancel the oven timer", "cancel_timer", {"which": "oven"}),
+        ("I have a call soon, what time is it", "current_time", {}),
+        ("set a reminder for Monday at 10: dentist", "set_reminder", {"text": "dentist", "when": "Monday at 10"}),
+    ],
+)
+def test_a_request_after_a_scene_setting_clause_or_a_colon_is_the_request(text: str, tool: str, slots: dict[str, Any]) -> None:
+    _check(text, tool, slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
     [
         ("how many ounces in a pint", (1, "pint", "fluid ounce")),
         ("what's 20 degrees in fahrenheit", (20, "celsius", "fahrenheit")),
@@ -193,6 +220,8 @@ def test_arithmetic_in_statement_order_is_calculated(text: str, value: float) ->
         ("what's 10 plus 20 all divided by 3", 10),
         ("multiply 9 and 3", 27),
         ("what's 2 point 5 times 4", 10),
+        ("if we split 60 pounds four ways how much does each of us pay", 15),
+        ("what's 9 minus 4, times 3", 15),
     ],
 )
 def test_dozens_fractions_and_grouping_said_in_words_are_calculated(text: str, value: float) -> None:
@@ -362,6 +391,9 @@ def test_greetings_hedges_and_thanks_around_a_request_do_not_hide_it(text: str, 
         "next Friday, what are we doing",
         "my birthday, what day is it",
         "the meeting, what time is it",
+        "I'm flying to Tokyo, what time is it there",  # which place "there" is, the clause does not say
+        "I set a timer for 10 minutes, but it never went off",
+        "we lost the game, what a shame",
         "my mom, what time is it there",
         "I'm 6 feet 2 inches tall",
         "three quarters of the class passed",
