@@ -48,7 +48,7 @@ _LEAD = re.compile(
 )
 _TAIL = re.compile(
     r"(?:[ ,]+(?:please|thanks|thank you|and thanks|and thank you|thanks a lot|cheers|for me|parley|ok|okay|if you can|if you could|"
-    r"real quick|quickly|"
+    r"real quick|quickly|i wonder|do you know|"
     r"would you|could you|can you|mate|buddy|roughly|approximately|exactly|more or less|or so))+$",
     re.IGNORECASE,
 )

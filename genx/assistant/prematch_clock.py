@@ -31,7 +31,7 @@ _TIME = [
         r"(?:what(?:'s| is)? |whats )?(?:the )?(?:current |local |exact |present )?(?:time|hour)"
         r"(?: is it| it is| is it now| now| is it there| there| like| do they have| have they got| would it be| will it be)?"
         + _NOW
-        + rf"(?: {_IN} {_PLACE})?"
+        + rf"(?:,? {_IN} {_PLACE})?"
         + _NOW
     ),
     _rx(rf"what time (?:do they have|have they got|is it showing|is it over there) {_IN} {_PLACE}{_NOW}"),

@@ -82,6 +82,10 @@ _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied 
     (_rx(r"\b(\d+(?:\.\d+)?) to the (?:2nd|second)(?: power)?"), r"\1 ** 2"),
     (_rx(r"\b(\d+(?:\.\d+)?) to the (?:3rd|third)(?: power)?"), r"\1 ** 3"),
     (_rx(r"\b(\d+(?:\.\d+)?) to the (\d+)(?:st|nd|rd|th)(?: power)?"), r"\1 ** \2"),
+    (_rx(r"\ban? (\d+(?:\.\d+)?) (?:dollar|euro|pound) (?:bill|check|cheque|meal|tab)\b"), r"\1"),  # "a 45 dollar bill"
+    (_rx(r"^(?:how much )?(?:should |do |would |must )?(?:(?:i|we) (?:should )?)?tip on (\d+(?:\.\d+)?)"
+         r"(?: dollars| euros| pounds| bucks)? at (\d+(?:\.\d+)?) ?(?:percent|per cent|%)"),
+     r"\2% of \1"),
     (_rx(r"\b(\d+(?:\.\d+)?) ?(?:percent|per cent|%) (?:tip )?on (\d+(?:\.\d+)?)"), r"\1% of \2"),
     (_rx(r"\b(\d+(?:\.\d+)?) ?(?:percent|per cent|%) (?:discount )?off (\d+(?:\.\d+)?)"), r"\2 - \1%"),
 ]
@@ -91,14 +95,23 @@ _OPERATOR = re.compile(r"[-+*/%]|\b(?:sqrt|cbrt|factorial|log|ln|sin|cos|tan)\b"
 _NUMBER_LIST = _rx(r"\b(?:add(?: up)?|sum(?: up)?|total(?: up)?|the (?:sum|total) of) ((?:\d+(?:\.\d+)?,? )+and \d+(?:\.\d+)?)$")
 
 
+_NUMBER_AVERAGE = _rx(r"\b(?:the )?(?:average|mean) of ((?:\d+(?:\.\d+)?,? )+and \d+(?:\.\d+)?)$")
+
+
 def _list_sum(m: re.Match[str]) -> str:
     return " + ".join(re.findall(r"\d+(?:\.\d+)?", m[1]))
+
+
+def _list_average(m: re.Match[str]) -> str:
+    numbers = re.findall(r"\d+(?:\.\d+)?", m[1])
+    return f"({' + '.join(numbers)}) / {len(numbers)}"
 
 
 def _arithmetic(t: str) -> str:
     """The arithmetic part of ``t``, numberised, with our extra spoken forms rewritten ("double 21" → "2 * 21")."""
     s = words_to_numbers(t.lower())
     s = _NUMBER_LIST.sub(_list_sum, s)  # "add up 48, 67 and 125"
+    s = _NUMBER_AVERAGE.sub(_list_average, s)  # "the average of 3, 5 and 10"
     s = _CALC_TAIL.sub("", _CALC_LEAD.sub("", s)).strip(" ,?")
     s = re.sub(r"^(?:is|the) ", "", s)
     for rx, repl in _SPOKEN:
@@ -164,6 +177,8 @@ _CONVERT = [
     _rx(rf"(?:{_WHAT} )?{_VALUE} ?(?P<from>{_UNIT}) {_AS} (?P<to>{_UNIT})"),
     _rx(rf"{_VALUE} ?(?P<from>{_UNIT}) (?:is|are|equals?|makes?|in) how many (?P<to>{_UNIT})"),
     _rx(rf"(?:{_WHAT} )?{_VALUE} ?(?P<from>{_UNIT}) (?:in|to) (?P<to>{_UNIT})"),
+    _rx(rf"(?:in|into) (?P<to>{_UNIT}),? (?:how much|how many|what) (?:is|are|would be) {_VALUE} ?(?P<from>{_UNIT})"),
+    _rx(rf"how much (?:does|do|would|will) {_VALUE} ?(?P<from>{_UNIT}) (?:weigh|measure|come to|be) (?:in|as) (?P<to>{_UNIT})"),
     # the question's words in statement order, as after "tell me" or "I wonder": "what 10 stone is in kilograms"
     _rx(
         rf"(?:what|how much) {_VALUE} ?(?P<from>{_UNIT}) (?:is|are|would be|will be|comes to|makes|works out (?:to|as)) "

@@ -38,6 +38,8 @@ def _check(text: str, tool: str, slots: dict[str, Any]) -> None:
         ("my aunt lives in Toronto, what time is it there", {"place": "Toronto"}),
         ("what's the time where my cousin works, in Dubai", {"place": "Dubai"}),
         ("is it too late in Sydney right now", {"place": "Sydney"}),
+        ("what's the time, in Rome", {"place": "Rome"}),
+        ("what time is it in Lima, I wonder", {"place": "Lima"}),
     ],
 )
 def test_time_questions_with_the_place_first_on_a_coast_or_back_home_go_to_the_clock(text: str, slots: dict[str, Any]) -> None:
@@ -128,9 +130,13 @@ def test_nth_weekdays_last_year_and_will_be_questions_go_to_the_calendar(text: s
         ("I wonder what 100 fahrenheit is in celsius", (100, "fahrenheit", "celsius")),
         ("do you know what five feet would be in centimeters", (5, "foot", "cm")),
         ("could you tell me what 3 cups are in milliliters", (3, "cup", "ml")),
+        ("in pounds, how much is 30 kilos", (30, "kg", "pound")),
+        ("how much does 12 stone weigh in kilograms", (12, "stone", "kg")),
     ],
 )
-def test_conversions_in_statement_order_get_the_value_and_both_units(text: str, want: tuple[float, str, str]) -> None:
+def test_conversions_in_statement_order_or_with_the_unit_wanted_first_get_the_value_and_both_units(
+    text: str, want: tuple[float, str, str]
+) -> None:
     _check(text, "convert_units", {"value": want[0], "from_unit": want[1], "to_unit": want[2]})
 
 
@@ -166,7 +172,10 @@ def test_an_amount_in_two_units_is_converted_whole(text: str, want: tuple[float,
 
 @pytest.mark.parametrize(
     ("text", "want"),
-    [("how many grams of flour is 4 ounces", (4, "ounce", "gram")), ("convert 3 cups of milk to millilitres", (3, "cup", "ml"))],
+    [
+        ("how many grams of flour is 4 ounces", (4, "ounce", "gram")),
+        ("convert 3 cups of milk to millilitres", (3, "cup", "ml")),
+    ],
 )
 def test_what_is_measured_after_a_unit_is_not_part_of_the_unit(text: str, want: tuple[float, str, str]) -> None:
     _check(text, "convert_units", {"value": want[0], "from_unit": want[1], "to_unit": want[2]})
@@ -222,6 +231,9 @@ def test_arithmetic_in_statement_order_is_calculated(text: str, value: float) ->
         ("what's 2 point 5 times 4", 10),
         ("if we split 60 pounds four ways how much does each of us pay", 15),
         ("what's 9 minus 4, times 3", 15),
+        ("what's the average of 4, 8 and 12", 8),
+        ("what's 15 percent tip on a 60 dollar bill", 9),
+        ("how much should I tip on 40 dollars at 20 percent", 8),
     ],
 )
 def test_dozens_fractions_and_grouping_said_in_words_are_calculated(text: str, value: float) -> None:
