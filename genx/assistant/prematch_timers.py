@@ -45,7 +45,7 @@ _SET = (
     r"(?: me| up| us)? )"
 )
 _ART = r"(?:a |an |the |my |new |one )?"
-_NAMED = r"(?:for|called|named|labelled|labeled|titled)"
+_NAMED = r"(?:for|called|named|labelled|labeled|titled|(?:and )?(?:call|name|label) it)"  # "... and call it eggs"
 _QUANTITY = re.compile(r"\d|\b(?:an?|half|couple|quarter)\b|\b(?<!')(?:sec|second|min|minute|hour|hr|h|m|s)s?\b", re.IGNORECASE)
 _BAD_LABEL = re.compile(  # words that say which kind of timer or where the length goes, not what it is for
     r"^(?:new|quick|little|short|small|another|second|the|a|an|my|kitchen timer|timer|recurring|repeating|"

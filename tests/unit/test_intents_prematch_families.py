@@ -255,6 +255,9 @@ def test_a_division_by_zero_goes_to_the_calculator_which_says_it_has_no_answer()
         ("a countdown, ninety seconds", {"duration": "90 seconds"}),
         ("could I get a little timer going, four minutes", {"duration": "4 minutes"}),
         ("set an alarm, 6 am, called gym", {"time": "6 am", "label": "gym"}),
+        ("set a timer for 9 minutes and call it rice", {"duration": "9 minutes", "label": "rice"}),
+        ("set a 3 minute timer and name it tea", {"duration": "3 minutes", "label": "tea"}),
+        ("set an alarm for 6 am, label it run", {"time": "6 am", "label": "run"}),
     ],
 )
 def test_commas_between_a_timer_its_length_and_its_name_are_pauses(text: str, slots: dict[str, Any]) -> None:
