@@ -260,7 +260,7 @@ def test_a_division_by_zero_goes_to_the_calculator_which_says_it_has_no_answer()
         ("set an alarm for 6 am, label it run", {"time": "6 am", "label": "run"}),
     ],
 )
-def test_commas_between_a_timer_its_length_and_its_name_are_pauses(text: str, slots: dict[str, Any]) -> None:
+def test_a_length_and_a_name_split_by_commas_or_call_it_are_read_apart(text: str, slots: dict[str, Any]) -> None:
     _check(text, "set_alarm" if "alarm" in text else "set_timer", slots)
 
 
