@@ -236,10 +236,13 @@ _LINK = r"(?:to|that|about|of|so i|so that i)"
 _LINKS = re.compile(rf",? {_LINK} |, ", re.IGNORECASE)  # "in 20 minutes to check the oven", "in 20 minutes, check the oven"
 
 
+_FUNCTION_WORDS = re.compile(r"(?:(?:the|at|on|in|by|for|this|next|after|before|a|an)\s*)+", re.IGNORECASE)
+
+
 def _moment(text: str) -> str | None:
     """``text`` as a reminder's moment ("by Friday" → "Friday", "for 3 pm" → "3 pm"), or ``None`` when it is not one."""
-    if not _WHEN_START.match(text):
-        return None
+    if not _WHEN_START.match(text) or _FUNCTION_WORDS.fullmatch(text):
+        return None  # "the", "in the": no moment said ("remind me what the ...")
     for candidate in (text, re.sub(r"^(?:by|for|at|on)\s+", "", text, flags=re.IGNORECASE)):
         if _WHEN_START.match(candidate) and _is_when(candidate):
             return candidate
