@@ -99,6 +99,7 @@ def test_a_comma_between_a_reminders_moment_and_its_text_is_a_pause(text: str, s
         ("remind me to ring the garage in two hours' time", {"text": "ring the garage", "when": "in 2 hours"}),
         ("remind me to stir the soup in 20", {"text": "stir the soup", "when": "in 20 minutes"}),
         ("remind me of the parents' evening on Thursday", {"text": "the parents' evening", "when": "Thursday"}),
+        ("remind me daily to feed the cat at 7 am", {"text": "feed the cat", "when": "7 am", "repeat": "daily"}),
     ],
 )
 def test_reminder_moments_said_with_a_date_a_day_phrase_or_a_bare_count_read_whole(text: str, slots: dict[str, Any]) -> None:
