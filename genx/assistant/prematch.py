@@ -5,15 +5,16 @@
 please", "hey Parley,", trailing "please"), else ``None`` and the model router
 (or the cloud model) decides. The phrasings live with their tools:
 :mod:`.prematch_clock` (time, dates), :mod:`.prematch_numbers` (arithmetic,
-conversions), :mod:`.prematch_timers` (timers, alarms, reminders, listing and
-cancelling them). Slots are the words as said, spoken numbers as digits; the
+conversions), :mod:`.prematch_timers` (setting timers, alarms, reminders),
+:mod:`.prematch_manage` (listing and cancelling them). Slots are the words as said, spoken numbers as digits; the
 tools read them ("10 minutes", "tomorrow at 8", "Tokyo"), so a phrasing that is
 clearly a request for a tool goes to the tool even when a value is bad ("a timer
 for banana minutes" → the timer tool's own answer about it). Loose phrasings
 are claimed only when the tool's parser reads their value (each module says
 which). Matching the whole message is what keeps questions that merely mention
 a tool's words ("who invented the alarm clock", "what time does the bakery
-open") with the model. Microseconds to a few hundred a call (no model, no I/O) once
+open") with the model; a clause that only sets the scene may come first ("I'm
+putting the pizza in, set a timer for 12 minutes"). Microseconds to a few hundred a call (no model, no I/O) once
 :func:`warm_prematch` has loaded the unit registry and the place table (about a second, once).
 """
 
@@ -24,23 +25,30 @@ from collections.abc import Callable
 
 from genx.assistant.intents import Intent
 from genx.assistant.prematch_clock import match_date, match_time
+from genx.assistant.prematch_manage import match_cancel, match_list
 from genx.assistant.prematch_numbers import match_calc, match_convert
-from genx.assistant.prematch_timers import match_alarm, match_cancel, match_list, match_reminder, match_timer
+from genx.assistant.prematch_timers import match_alarm, match_reminder, match_timer
 
 __all__ = ["clean_utterance", "prematch", "warm_prematch"]
 
 _LEAD = re.compile(
-    r"^(?:(?:hey|hi|hello|ok|okay|so|um|uh|erm|hmm|well|oh|alright|right|yo|parley|assistant|computer|excuse me|sorry)\b[ ,]*)*"
-    r"(?:(?:can|could|would|will) you(?: please)?(?: quickly)?(?: tell me| let me know| check| say)? |please |kindly |"
-    r"i want to know |i'd like to know |i would like to know |i wanna know |i need to know |i was wondering |"
+    r"^(?:(?:(?:hey|hi|hello)(?: there)?|ok|okay|so(?: like)?|and|um|uh|erm|hmm|well|oh|alright|right|yo|parley|assistant|computer|"
+    r"excuse me|sorry|good (?:morning|afternoon|evening)|yes|yeah|yep|yup|sure|google|alexa|siri|quick one|let's see|let me see)"
+    r"\b[ ,]*)*"
+    r"(?:(?:can|could|would|will) you(?: please| maybe| possibly| perhaps| just)?(?: quickly)?(?: be able to)?"
+    r"(?: tell me| let me know| check| say)? |please |kindly |(?:(?:can|could|would) you )?do me a fav(?:ou)?r and |"
+    r"i want to know |i'd like to know |i would like to know |i wanna know |i need to know |i was wondering |i wonder |"
+    r"i'm wondering |i am wondering |(?:if|whether) you (?:could|can|would|might)(?: please)?(?: tell me| let me know| check)? |"
+    r"i'd love to know |i'm curious[ ,]+|"
     r"tell me |do you know |quick question[ ,]*|just |would you mind |be a dear and |go ahead and |i'd like you to |"
     r"i want you to |i need you to |(?:do you )?mind telling me |any idea |got any idea |do you happen to know |"
     r"i need to (?=convert|calculate|work out|know|figure)|i want to (?=convert|calculate|work out|know|figure)|"
-    r"i'd like to (?=convert|calculate|work out|know|figure))*",
+    r"i'd like to (?=convert|calculate|work out|know|figure)|(?:(?:can|could) you )?help me (?=convert|calculate|work out|set|figure))*",
     re.IGNORECASE,
 )
 _TAIL = re.compile(
-    r"(?:[ ,]+(?:please|thanks|thank you|for me|parley|ok|okay|if you can|if you could|real quick|quickly|"
+    r"(?:[ ,]+(?:please|thanks|thank you|and thanks|and thank you|thanks a lot|cheers|for me|parley|ok|okay|if you can|if you could|"
+    r"real quick|quickly|i wonder|do you know|"
     r"would you|could you|can you|mate|buddy|roughly|approximately|exactly|more or less|or so))+$",
     re.IGNORECASE,
 )
@@ -48,7 +56,9 @@ _TAIL = re.compile(
 
 def clean_utterance(text: str) -> str:
     """One line, politeness and final punctuation removed, case kept (places and labels keep their spelling)."""
-    t = re.sub(r"(?<!\d):|:(?!\d)", " ", text.replace("’", "'").replace("‘", "'"))  # "timer: 5 minutes"; 7:30 stays
+    t = text.replace("’", "'").replace("‘", "'")
+    t = re.sub(r":\s+", ", ", t)  # "a reminder for noon: lunch with Dave" is a pause; 7:30 stays
+    t = re.sub(r"(?<!\d):|:(?!\d)", " ", t)
     t = " ".join(t.split()).strip(" ?!.,")
     for _ in range(3):
         t = _TAIL.sub("", _LEAD.sub("", t)).strip(" ?!.,")
@@ -75,9 +85,38 @@ def prematch(text: str) -> Intent | None:
     t = clean_utterance(text)
     if not t or len(t) > 200:
         return None
+    return _match(t) or _after_scene(t)
+
+
+def _match(t: str) -> Intent | None:
     for match in _MATCHERS:
         intent = match(t)
         if intent is not None:
+            return intent
+    return None
+
+
+#: How a request starts (a command or a question); a clause before it only sets the scene.
+_REQUEST = re.compile(
+    r"(?:set|start|put|give me|make|remind|wake|get me up|cancel|stop|delete|remove|turn off|what|what's|whats|how|when|which|"
+    r"convert|calculate|work out|tell me|list|show|can you|could you|would you|please)\b",
+    re.IGNORECASE,
+)
+_BACK_REFERENCE = re.compile(r"\b(?:there|then|that day|that date|that time)\b", re.IGNORECASE)
+#: A scene is a clause with its own subject ("I'm putting the pizza in"), not a topic the question is about
+#: ("my birthday, what day is it": the day of the birthday, not today's).
+_SCENE = re.compile(r"(?:i|i'm|im|i've|i'll|i'd|we|we're|we've|we'll|you|he|she|they|they're|it's|there's)\b", re.IGNORECASE)
+
+
+def _after_scene(t: str) -> Intent | None:
+    """A whole request after a clause that sets the scene: "I'm putting the pizza in, set a timer for 12 minutes".
+
+    Not when the request points back into the clause ("I'm flying to Tokyo, what time is it there": which place?)."""
+    if not _SCENE.match(t):
+        return None
+    for comma in re.finditer(r", ", t):
+        rest = t[comma.end() :]
+        if _REQUEST.match(rest) and not _BACK_REFERENCE.search(rest) and (intent := _match(clean_utterance(rest))) is not None:
             return intent
     return None
 

@@ -4,7 +4,9 @@ Each matcher takes the cleaned utterance (:func:`genx.assistant.prematch.clean_u
 and returns an :class:`~genx.assistant.intents.Intent` when the *whole* text is
 one of its phrasings. Phrasings that are loose ("when is X", "what's the date
 X") claim the message only when X reads as a date (:func:`~genx.toolbox.dates.parse_date`),
-so "when is my dentist appointment" stays with the model.
+so "when is my dentist appointment" stays with the model. The same holds for a
+date said before its question ("three weeks after April 10, what's the date")
+and a yes/no question about a day ("is next Friday the 13th", "is tomorrow Saturday").
 """
 
 from __future__ import annotations
@@ -21,15 +23,15 @@ def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
-_NOW = r"(?:(?: right)? now| currently| at the moment| at present| today| just now| there| here| over here)?"
-_IN = r"(?:in|at|for|over in|over there in|down in|out in|up in|there in|back in|back home in|right now in|now in)"
+_NOW = r"(?:(?: right)? now| currently| at the moment| at present| today| just now| there| here| over here| back home| at home)?"
+_IN = r"(?:in|at|for|on|over in|over there in|down in|out in|up in|there in|back in|back home in|right now in|now in)"
 _PLACE = r"(?P<place>[^?]+?)"
 _TIME = [
     _rx(
         r"(?:what(?:'s| is)? |whats )?(?:the )?(?:current |local |exact |present )?(?:time|hour)"
-        r"(?: is it| it is| is it now| now| is it there| there| like| do they have| have they got)?"
+        r"(?: is it| it is| is it now| now| is it there| there| like| do they have| have they got| would it be| will it be)?"
         + _NOW
-        + rf"(?: {_IN} {_PLACE})?"
+        + rf"(?:,? {_IN} {_PLACE})?"
         + _NOW
     ),
     _rx(rf"what time (?:do they have|have they got|is it showing|is it over there) {_IN} {_PLACE}{_NOW}"),
@@ -44,7 +46,14 @@ _TIME = [
 ]
 #: Loose phrasings: claimed only for a place with a known zone ("is it morning in Seoul"; "is it night in Narnia" is not).
 _TIME_OF_PLACE = [
-    _rx(rf"is it (?:still |already )?(?:morning|afternoon|evening|night|night ?time|day ?time) (?:yet )?{_IN} {_PLACE}{_NOW}")
+    _rx(rf"is it (?:still |already |too |very )?(?:morning|afternoon|evening|night|night ?time|day ?time|late|early) (?:yet )?"
+        rf"{_IN} {_PLACE}{_NOW}"),
+    # the place in a clause around the question: "I'm calling my sister in Melbourne, what time is it there",
+    # "what time is it where my brother lives, in Denver"
+    _rx(rf"[^,]* (?:in|from) {_PLACE}, (?:so )?(?:what(?:'s| is) the time|what time is it) (?:there|over there){_NOW}"),
+    _rx(rf"(?:what(?:'s| is) the time|what time is it) (?:where|for) [^,]+, (?:in|over in|out in) {_PLACE}"),
+    # the place said first: "Tokyo, what time is it there"
+    _rx(rf"(?:in |and in |what about )?{_PLACE},? (?:what(?:'s| is) the time|what time is it)(?: there| over there)?{_NOW}"),
 ]
 _HERE = re.compile(
     r"(?:here|home|my (?:place|city|time ?zone|location|area)|the morning|the evening|this place|you|the moment|present)",
@@ -97,10 +106,20 @@ def match_time(t: str) -> Intent | None:
     return None
 
 
-_DAY_WORDS = r"(?:day|date|day of the week|weekday|day of week|day of the month)"
-_YEAR = r"(?P<year> this year| next year)?"  # kept with the date: "christmas next year" is 2027
+_DAY_WORDS = r"(?:day|date|day of the week|weekday|day of week|day of the month|day and (?:the )?date|date and (?:the )?day)"
+_YEAR = r"(?P<year> this year| next year| last year| in \d{4})?"  # kept with the date: "christmas next year" is 2027
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekday|weekend)"
 _DATE_EXPR = r"(?P<date>in .+|.+ from (?:now|today)|.+ ago|tomorrow|yesterday|the day after tomorrow|the day before yesterday)"
+#: The verb of a day question in either order: "what day will it be …" and, after "tell me", "what day it'll be …".
+_IT_BE = (
+    r"(?:is it|will it be|would it be|was it|is|was|is it going to be|is it gonna be|it'll be|it will be|it would be|it'd be|"
+    r"it was|it is|it's|it's going to be|it is going to be|it's gonna be)"
+)
+_ORDINAL = (  # a day of the month: "the 13th", "the thirteenth", "the twenty-first"
+    r"(?:[12]?\d|3[01])(?:st|nd|rd|th)|(?:(?:twenty|thirty)[- ]?)?"
+    r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|tenth|eleventh|twelfth|thirteenth|fourteenth|"
+    r"fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|thirtieth"
+)
 _DATE: list[tuple[re.Pattern[str], bool]] = [  # (pattern, its date must parse); a pattern without a date group: today
     (
         _rx(
@@ -112,10 +131,16 @@ _DATE: list[tuple[re.Pattern[str], bool]] = [  # (pattern, its date must parse);
     (_rx(r"what(?:'s| is) (?:the date )?today(?:'s| s)?(?: date)?"), False),
     (_rx(r"(?:what|which) (?:year|month) (?:is it|is this|are we in)(?: now| today)?"), False),
     (_rx(r"(?:tell me |give me )?(?:the |today's |todays )?date(?: please)?"), False),
-    (_rx(rf"(?:what|which) {_DAY_WORDS} (?:is it|will it be|would it be|was it|is|was) {_DATE_EXPR}"), False),
-    (_rx(rf"what(?:'s| is| was| will be)? the {_DAY_WORDS} (?:be |going to be )?{_DATE_EXPR}"), False),
+    (_rx(rf"(?:what|which) {_DAY_WORDS} {_IT_BE} {_DATE_EXPR}"), False),
+    (_rx(rf"what(?:'s| is| was| will be)? the {_DAY_WORDS} (?:be |going to be |will be |would be |is |was )?{_DATE_EXPR}"), False),
     (_rx(rf"what will the {_DAY_WORDS} be {_DATE_EXPR}"), False),
-    (_rx(rf"(?:what|which) {_DAY_WORDS} (?:will it be|is it) (?P<date>.+)"), True),
+    (  # "what will the date be a week from Friday", "what's the date going to be on Friday"
+        _rx(rf"what(?:'s| is| will)? the {_DAY_WORDS} (?:be|going to be|gonna be|will be|would be) (?:on )?(?P<date>.+)"),
+        True,
+    ),
+    (_rx(r"what(?:'s| is| was| will be) (?P<date>\S+ (?:days?|weeks?|months?|years?|fortnights?) (?:from (?:now|today)|ago))"), True),
+    (_rx(rf"(?:is|was) it (?:a )?{_WEEKDAY} (?P<date>today|tomorrow|yesterday)"), False),
+    (_rx(rf"(?:what|which) {_DAY_WORDS} (?:will it be|is it|it'll be|it will be|it is|it's) (?P<date>.+)"), True),
     (_rx(rf"what(?:'s| is| was| will be) the {_DAY_WORDS} (?:on |of |for )?(?P<date>.+)"), True),
     (
         _rx(
@@ -160,7 +185,16 @@ _DATE: list[tuple[re.Pattern[str], bool]] = [  # (pattern, its date must parse);
     (_rx(rf"when(?:'s| is| was| will be) (?P<date>.+?){_YEAR}"), True),
     (_rx(rf"how (?:far away|far off|soon|far) is (?P<date>(?!now\b|it\b|that\b).+?){_YEAR}"), True),
     (_rx(r"(?:what(?:'s| is| was) )?the date (?P<date>.+)"), True),
-    (_rx(rf"(?:is|was|will) (?P<date>.+?) (?:be )?(?:a|on a) {_WEEKDAY}{_YEAR}"), True),
+    (_rx(rf"(?:is|was|will) (?P<date>.+?) (?:be )?(?:a |on a |on )?{_WEEKDAY}{_YEAR}"), True),
+    (_rx(r"(?:what(?:'s| is| was| will be)|whats|tell me|give me) (?P<date>[a-z0-9' ]+?)(?:'s| s) date"), True),  # "tomorrow's date"
+    (_rx(rf"(?:is|was|will) (?P<date>.+?) (?:be )?(?:the|on the) (?:{_ORDINAL})(?: of (?:the|this) month)?{_YEAR}"), True),
+    (  # the date said first: "three weeks after April 10, what's the date", "next Tuesday, what day of the month is that"
+        _rx(
+            rf"(?:on |for )?(?P<date>.+?),? (?:what(?:'s| is| will be| was| would be)? the {_DAY_WORDS}(?: be| then)?|"
+            rf"(?:what|which) {_DAY_WORDS} (?:is it|will it be|would it be|was it|is that|will that be|would that be|was that))"
+        ),
+        True,
+    ),
 ]
 
 
@@ -169,8 +203,9 @@ def _is_date(text: str) -> bool:
 
 
 _PERSONAL = _rx(r"(?:my|our|his|her|their|your) ")
+_POSSESSIVE = _rx(r"(?P<day>.+?)(?:'s|s') date")
 _OFFSET = _rx(r"(?P<offset>.+?) (?P<way>from|after|before) (?P<date>.+)")
-_EVENT = _rx(r"(?:my|our|his|her|their|the) [a-z' ]+? (?:on|is on|which is on|falls on|is|,) (?P<date>.+)")
+_EVENT = _rx(r"(?:my|our|his|her|their|the) [a-z' ]+?(?:,| (?:on|is on|which is on|falls on|is),?) (?P<date>.+)")
 
 
 def _date_args(when: str) -> dict[str, str]:
@@ -189,6 +224,8 @@ def match_date(t: str) -> Intent | None:
         if not m:
             continue
         when = (m.group("date") + (m.groupdict().get("year") or "")).strip(" ,") if "date" in rx.groupindex else ""
+        if (day := _POSSESSIVE.fullmatch(when)) and _is_date(day["day"]):  # "what weekday is next friday's date"
+            when = day["day"]
         since = (m.groupdict().get("from") or "").strip(" ,")
         if since:
             if since.lower() not in ("now", "today") and not _is_date(since):

@@ -6,18 +6,22 @@ arithmetic must evaluate with the calculator's parser and contain an operator
 operator), and a conversion's two units must be known to pint and convertible
 ("how many calories in 2 eggs", "how many kilometers is a marathon" are not
 conversions); money between two currencies is claimed too, and the tool says
-it has no exchange rates offline. Spoken numbers are read first ("seventeen times twenty three").
+it has no exchange rates offline. Spoken numbers are read first ("seventeen times twenty three"),
+fractions are values ("a quarter cup", "one and a half pounds"), and an amount in two units is
+said in the first ("6 feet 2 inches" → 6.1667 feet, "11 stone 4" → 11.2857 stone). The
+statement word order after "tell me" is the question's too ("what 10 stone is in kilograms").
 """
 
 from __future__ import annotations
 
+import functools
 import re
 
 from genx.assistant.intents import Intent
 from genx.errors import ToolFailure
 from genx.toolbox.calc import evaluate, normalise_expression
 from genx.toolbox.numwords import parse_number, words_to_numbers
-from genx.toolbox.units import convert, money_pair
+from genx.toolbox.units import convert, meant_units, money_pair
 
 __all__ = ["match_calc", "match_convert"]
 
@@ -31,42 +35,57 @@ _CALC_LEAD = _rx(
     r"^(?:(?:what|how much) (?:do you get|do i get|does it make|would it be|would be|will it be|is it) (?:if|when) (?:you |i |we )?|"
     r"what(?:'s| is| does| do) (?:the )?(?:answer|result|total|value) (?:to|of|for) |"
     r"(?:what(?:'s| is| does| do)|whats|how much (?:is|does|do|are)|how much's|calculate|compute|work out|figure out|solve|"
-    r"evaluate|do the math(?: on| for)?|quick math[,:]?|math[,:]?|can you (?:calculate|compute|work out|do)) )+"
+    r"evaluate|do the math(?: on| for)?|quick math[,:]?|math[,:]?|can you (?:calculate|compute|work out|do)|"
+    r"what|how much) )+"  # bare "what": the statement order after "tell me" ("what 5 times 7 is"); the rest must evaluate
 )
 _CALC_TAIL = _rx(
     r"(?: (?:equal|equals|make|makes|come to|comes to|give|give you|give me|add up to|is|are|be|exactly|in total|total|what|"
     r"what is that|is what))+$"
 )
+_DENOMINATORS = {"halves": 2, "thirds": 3, "quarters": 4, "fourths": 4, "fifths": 5, "sixths": 6, "sevenths": 7, "eighths": 8,
+                 "ninths": 9, "tenths": 10}  # fmt: skip
 _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied to numberised lower-case text
+    (_rx(r"\b(?:a|1) dozen\b"), "12"),
+    (_rx(r"\b(\d+) dozen\b"), r"(\1 * 12)"),
+    (_rx(r"\b(\d+) and a half\b"), r"\1.5"),
+    (_rx(r"\b(\d+) and a quarter\b"), r"\1.25"),
+    (_rx(r"\b(\d+) and 3 quarters\b"), r"\1.75"),
+    (_rx(r"^(.+?)(?:,? all|,) (divided by|over|times|multiplied by|squared)\b"), r"(\1) \2"),  # "40 plus 60 (all), divided by 10"
     (_rx(r"\bhalf of (\d+(?:\.\d+)?)"), r"\1 / 2"),
+    (_rx(r"\bhalf (\d+(?:\.\d+)?)"), r"(\1 / 2)"),  # "half a dozen" once the dozen is 12
+    (_rx(r"\b(?:a|1) half\b"), "0.5"),
     (_rx(r"\b(?:a|1) (?:third|3rd) of (\d+(?:\.\d+)?)"), r"\1 / 3"),
     (_rx(r"\b(?:a|1) (?:quarter|4th|fourth) of (\d+(?:\.\d+)?)"), r"\1 / 4"),
+    (_rx(r"\b(?:a|1) (\d+)th of (\d+(?:\.\d+)?)"), r"\2 / \1"),  # "a fifth of 100", "a tenth of 50"
     (_rx(r"\b(?:double|twice) (\d+(?:\.\d+)?)"), r"2 * \1"),
     (_rx(r"\btriple (\d+(?:\.\d+)?)"), r"3 * \1"),
     (_rx(r"\b(\d+(?:\.\d+)?) (?:multiplied|times) by (\d+(?:\.\d+)?)"), r"\1 * \2"),
     (_rx(r"\b(?:take|subtract) (\d+(?:\.\d+)?) (?:away )?from (\d+(?:\.\d+)?)"), r"\2 - \1"),
     (_rx(r"\b(\d+(?:\.\d+)?) (?:take away|less) (\d+(?:\.\d+)?)"), r"\1 - \2"),
     (_rx(r"\b(?:add|sum) (\d+(?:\.\d+)?) (?:and|plus|to|with) (\d+(?:\.\d+)?)"), r"\1 + \2"),
-    (_rx(r"^(?:if )?(?:we|i|you|they) (?:split|share|divide) (.+?) (?:between|among|by|into) (\d+)"
+    (_rx(r"\bmultiply (\d+(?:\.\d+)?) (?:and|with) (\d+(?:\.\d+)?)"), r"\1 * \2"),
+    (_rx(r"^(?:if )?(?:we|i|you|they) (?:split|share|divide) (.+?) (?:(?:between|among|by|into) )?(\d+)"
          r"(?: people| persons| ways| friends| of us)?,? how much (?:does|do|will|would|should) (?:each|every)"
          r"(?: one| person| of us| of them| one of us)? (?:pay|get|owe|have|be|cost)"),
      r"\1 / \2"),
 
     (_rx(r"\bdivide (\d+(?:\.\d+)?) (?:by|into) (\d+(?:\.\d+)?)"), r"\1 / \2"),
+    (_rx(r"\b(?:split|share|divide) (\d+(?:\.\d+)?) (\d+) ways\b"), r"\1 / \2"),
     (_rx(r"\b(\d+(?:\.\d+)?) (?:divided into|split (?:into|between|among|by)|shared (?:between|among|by)) (\d+(?:\.\d+)?)"), r"\1 / \2"),
     (_rx(r"\b(\d+) factorial\b"), r"factorial(\1)"),
-    (_rx(r"\b(\d+) halves of (\d+(?:\.\d+)?)"), r"(\1 / 2) * \2"),
-    (_rx(r"\b(\d+) thirds of (\d+(?:\.\d+)?)"), r"(\1 / 3) * \2"),
-    (_rx(r"\b(\d+) quarters of (\d+(?:\.\d+)?)"), r"(\1 / 4) * \2"),
-    (_rx(r"\b(\d+) fifths of (\d+(?:\.\d+)?)"), r"(\1 / 5) * \2"),
+    *((_rx(rf"\b(\d+) {word} of (\d+(?:\.\d+)?)"), rf"(\1 / {d}) * \2") for word, d in _DENOMINATORS.items()),
     (_rx(r"\bsqrt of\b"), "sqrt"),
     (_rx(r"\bnegative (?=\d)"), "-"),
     (_rx(r"\b(\d+)/(\d+) of (\d+(?:\.\d+)?)"), r"(\1 / \2) * \3"),
-    (_rx(r"\$ ?(?=\d)|(?<=\d) ?(?:dollars|euros|bucks|usd|eur|€|\$)\b"), ""),
+    (_rx(r"[$£€] ?(?=\d)|(?<=\d) ?(?:dollars|euros|bucks|pounds|quid|usd|eur|gbp|€|\$|£)(?!\w)"), ""),
     (_rx(r"\bthe square of (\d+(?:\.\d+)?)"), r"\1 ** 2"),
     (_rx(r"\b(\d+(?:\.\d+)?) to the (?:2nd|second)(?: power)?"), r"\1 ** 2"),
     (_rx(r"\b(\d+(?:\.\d+)?) to the (?:3rd|third)(?: power)?"), r"\1 ** 3"),
     (_rx(r"\b(\d+(?:\.\d+)?) to the (\d+)(?:st|nd|rd|th)(?: power)?"), r"\1 ** \2"),
+    (_rx(r"\ban? (\d+(?:\.\d+)?) (?:dollar|euro|pound) (?:bill|check|cheque|meal|tab)\b"), r"\1"),  # "a 45 dollar bill"
+    (_rx(r"^(?:how much )?(?:should |do |would |must )?(?:(?:i|we) (?:should )?)?tip on (\d+(?:\.\d+)?)"
+         r"(?: dollars| euros| pounds| bucks)? at (\d+(?:\.\d+)?) ?(?:percent|per cent|%)"),
+     r"\2% of \1"),
     (_rx(r"\b(\d+(?:\.\d+)?) ?(?:percent|per cent|%) (?:tip )?on (\d+(?:\.\d+)?)"), r"\1% of \2"),
     (_rx(r"\b(\d+(?:\.\d+)?) ?(?:percent|per cent|%) (?:discount )?off (\d+(?:\.\d+)?)"), r"\2 - \1%"),
 ]
@@ -76,14 +95,23 @@ _OPERATOR = re.compile(r"[-+*/%]|\b(?:sqrt|cbrt|factorial|log|ln|sin|cos|tan)\b"
 _NUMBER_LIST = _rx(r"\b(?:add(?: up)?|sum(?: up)?|total(?: up)?|the (?:sum|total) of) ((?:\d+(?:\.\d+)?,? )+and \d+(?:\.\d+)?)$")
 
 
+_NUMBER_AVERAGE = _rx(r"\b(?:the )?(?:average|mean) of ((?:\d+(?:\.\d+)?,? )+and \d+(?:\.\d+)?)$")
+
+
 def _list_sum(m: re.Match[str]) -> str:
     return " + ".join(re.findall(r"\d+(?:\.\d+)?", m[1]))
+
+
+def _list_average(m: re.Match[str]) -> str:
+    numbers = re.findall(r"\d+(?:\.\d+)?", m[1])
+    return f"({' + '.join(numbers)}) / {len(numbers)}"
 
 
 def _arithmetic(t: str) -> str:
     """The arithmetic part of ``t``, numberised, with our extra spoken forms rewritten ("double 21" → "2 * 21")."""
     s = words_to_numbers(t.lower())
     s = _NUMBER_LIST.sub(_list_sum, s)  # "add up 48, 67 and 125"
+    s = _NUMBER_AVERAGE.sub(_list_average, s)  # "the average of 3, 5 and 10"
     s = _CALC_TAIL.sub("", _CALC_LEAD.sub("", s)).strip(" ,?")
     s = re.sub(r"^(?:is|the) ", "", s)
     for rx, repl in _SPOKEN:
@@ -96,16 +124,43 @@ def match_calc(t: str) -> Intent | None:
     normal = normalise_expression(expr)
     if not re.search(r"\d", normal) or not _OPERATOR.search(normal):
         return None
-    try:
-        evaluate(normal)
-    except (ToolFailure, ArithmeticError, ValueError, TypeError):
-        return None
+    if not _evaluates(normal) and not _evaluates(_ZERO_DIVISOR.sub("/ 1", normal)):
+        return None  # well-formed but for a zero divisor: the calculator's own answer says why
     return Intent("calculate", {"expression": expr})
 
 
-_VALUE = r"(?P<value>-?\d+(?:[.,]\d+)?|an?|one|half an?|half a)"
+_ZERO_DIVISOR = re.compile(r"/\s*0+(?:\.0+)?(?![\d.])")
+
+
+def _evaluates(normal: str) -> bool:
+    try:
+        evaluate(normal)
+    except (ToolFailure, ArithmeticError, ValueError, TypeError):
+        return False
+    return True
+
+
+_VALUE = (  # longest first: "a quarter cup" is a quarter of a cup, not one "quarter cup"
+    r"(?P<value>(?:\d+ |an? |one )?(?:quarters?|thirds?|3rds?)(?: of)?(?: an?)?|-?\d+(?:[.,]\d+)?(?: and (?:a half|a quarter|3 quarters))?|"
+    r"half an?|an?|one)"
+)
+_FRACTION = _rx(r"(?:(?P<n>\d+) |an? |one )?(?P<part>quarter|third|3rd)s?(?: of)?(?: an?)?")
+_AND_PART = _rx(r"(?P<whole>-?\d+(?:\.\d+)?) and (?P<part>a half|a quarter|3 quarters)")
+_PARTS = {"a half": 0.5, "a quarter": 0.25, "3 quarters": 0.75, "quarter": 0.25, "third": 1 / 3, "3rd": 1 / 3}
 _UNIT = r"[a-z°µ][a-z°µ./²³' -]{0,30}?"
 _AS = r"(?:to|into|in|as|in terms of|converted to|converted into|expressed in)"
+_AS_WORD = r"(?:to|into|in|as)"
+#: A length, weight or time said in two units ("6 feet 2", "11 stone 4 pounds", "2 hours 30 minutes") → the first unit.
+_COMPOUND = [
+    (_rx(rf"\b(\d+) ({big}) (?:and )?(\d+(?:\.\d+)?)(?: (?:{small}))?(?= {_AS_WORD} | (?:is|are|equals?|makes?) |$)"), per, unit)
+    for big, small, per, unit in (
+        ("feet|foot|ft", "inches|inch", 12, "feet"),
+        ("stones?|st", "pounds?|lbs?", 14, "stone"),
+        ("pounds?|lbs?", "ounces?|oz", 16, "pounds"),
+        ("hours?|hrs?", "minutes?|mins?", 60, "hours"),
+        ("minutes?|mins?", "seconds?|secs?", 60, "minutes"),
+    )
+]
 _WHAT = (
     r"(?:what(?:'s| is| are| would be| will be)|whats|how much (?:is|are|would be)|how many is|tell me|"
     r"how (?:heavy|long|far|big|hot|cold|tall|fast|much) (?:is|are))"
@@ -122,6 +177,14 @@ _CONVERT = [
     _rx(rf"(?:{_WHAT} )?{_VALUE} ?(?P<from>{_UNIT}) {_AS} (?P<to>{_UNIT})"),
     _rx(rf"{_VALUE} ?(?P<from>{_UNIT}) (?:is|are|equals?|makes?|in) how many (?P<to>{_UNIT})"),
     _rx(rf"(?:{_WHAT} )?{_VALUE} ?(?P<from>{_UNIT}) (?:in|to) (?P<to>{_UNIT})"),
+    _rx(rf"(?:in|into) (?P<to>{_UNIT}),? (?:how much|how many|what) (?:is|are|would be) {_VALUE} ?(?P<from>{_UNIT})"),
+    _rx(rf"how much (?:does|do|would|will) {_VALUE} ?(?P<from>{_UNIT}) (?:weigh|measure|come to|be) (?:in|as) (?P<to>{_UNIT})"),
+    # the question's words in statement order, as after "tell me" or "I wonder": "what 10 stone is in kilograms"
+    _rx(
+        rf"(?:what|how much) {_VALUE} ?(?P<from>{_UNIT}) (?:is|are|would be|will be|comes to|makes|works out (?:to|as)) "
+        rf"{_AS} (?P<to>{_UNIT})"
+    ),
+    _rx(rf"(?:how many|how much) (?P<to>{_UNIT}) {_VALUE} ?(?P<from>{_UNIT}) (?:is|are|makes|would be|will be|comes to|works out to)"),
 ]
 
 
@@ -131,24 +194,48 @@ def _value(raw: str) -> float | None:
         return 1.0
     if raw.startswith("half"):
         return 0.5
+    if m := _AND_PART.fullmatch(raw):
+        return float(m["whole"]) + _PARTS[m["part"]]
+    if m := _FRACTION.fullmatch(raw):
+        return int(m["n"] or 1) * _PARTS[m["part"]]
     return parse_number(raw.replace(",", "."))
+
+
+def _one_unit(text: str) -> str:
+    """Two-unit amounts in their first unit: "6 feet 2 in cm" → "6.166666666666667 feet in cm", "5'11\"" too;
+    "a mile and a half" → "1.5 mile"."""
+    text = re.sub(r"\b(\d)' ?(\d{1,2})\b(?:\"|'')?", r"\1 feet \2", text)
+    text = re.sub(r"\b(?:an?|1) ([a-z]+) and a half\b", r"1.5 \1", text)
+    text = re.sub(r"\b(\d+(?:\.\d+)?) ([a-z]+) and a half\b", lambda m: f"{float(m[1]) + 0.5!r} {m[2]}", text)
+    for rx, per, unit in _COMPOUND:
+        text = rx.sub(functools.partial(_in_first_unit, per=per, unit=unit), text)
+    return text
+
+
+def _in_first_unit(m: re.Match[str], *, per: int, unit: str) -> str:
+    return f"{int(m[1]) + float(m[3]) / per!r} {unit}"
+
+
+#: What is measured is not a unit: "how many grams of sugar is 3 ounces" converts grams (mass to mass only: pint checks).
+_SUBSTANCE = _rx(r"(?<=[a-z]) of (?:the |my )?[a-z]+(?: [a-z]+)?$")
 
 
 def match_convert(t: str) -> Intent | None:
     low = words_to_numbers(t.lower()).replace("°", " degrees ").replace("  ", " ")
     low = re.sub(r"\b(\d+(?:\.\d+)?)-(?=[a-z])", r"\1 ", low)
-    low = re.sub(r"(?:^|(?<= ))(?:minus|negative) (?=\d)", "-", low)
+    low = _one_unit(re.sub(r"(?:^|(?<= ))(?:minus|negative) (?=\d)", "-", low))
     for rx in _CONVERT:
         m = rx.fullmatch(low.strip())
         if not m:
             continue
         value = _value(m.group("value"))
-        src = re.sub(r"^(?:of |the )", "", m.group("from").strip())
-        dst = re.sub(r"^(?:the |of )", "", m.group("to").strip())
+        src = _SUBSTANCE.sub("", re.sub(r"^(?:of |the )", "", m.group("from").strip()))
+        dst = _SUBSTANCE.sub("", re.sub(r"^(?:the |of )", "", m.group("to").strip()))
         if value is None or not src or not dst:
             continue
         try:
             convert(value, src, dst)
+            src, dst = meant_units(src, dst)  # "15 degrees in fahrenheit": degrees Celsius
         except (ToolFailure, ValueError, ArithmeticError, TypeError):
             if not money_pair(src, dst):  # "50 euros to dollars": the tool says it has no exchange rates
                 continue

@@ -1,4 +1,4 @@
-"""Pre-match phrasings for timers, alarms and reminders: set, list, cancel.
+"""Pre-match phrasings that set timers, alarms and reminders (listing and cancelling them: :mod:`.prematch_manage`).
 
 Durations and moments are found by the tools' own parsers
 (:func:`~genx.toolbox.spans.parse_span`, :func:`~genx.toolbox.reminders.when.parse_when`):
@@ -10,6 +10,8 @@ Spoken numbers become digits first ("five minute timer" → duration "5 minute")
 A repeat phrase ("every weekday", "on weekends", "every Monday", "daily at 7")
 is taken out of an alarm or reminder first and becomes the ``repeat`` slot
 (:func:`~genx.toolbox.reminders.repeat.split_repeat`, the tool's own reader).
+A comma is a pause between the parts ("set a timer, 4 minutes, for the steak";
+"remind me in 20 minutes, check the oven"): claimed only when the value reads.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from genx.assistant.slot_reads import read_match, reads
 from genx.toolbox.numwords import words_to_numbers
 from genx.toolbox.reminders.repeat import has_repeat_words, split_repeat
 
-__all__ = ["match_alarm", "match_cancel", "match_list", "match_reminder", "match_timer"]
+__all__ = ["match_alarm", "match_reminder", "match_timer"]
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -43,9 +45,13 @@ _SET = (
     r"(?: me| up| us)? )"
 )
 _ART = r"(?:a |an |the |my |new |one )?"
-_NAMED = r"(?:for|called|named|labelled|labeled|titled)"
-_QUANTITY = re.compile(r"\d|\b(?:an?|half|couple|quarter)\b|\b(?:sec|second|min|minute|hour|hr|h|m|s)s?\b", re.IGNORECASE)
-_BAD_LABEL = re.compile(r"^(?:new|quick|another|second|the|a|an|my|kitchen timer|timer|recurring|repeating)$", re.IGNORECASE)
+_NAMED = r"(?:for|called|named|labelled|labeled|titled|(?:and )?(?:call|name|label) it)"  # "... and call it eggs"
+_QUANTITY = re.compile(r"\d|\b(?:an?|half|couple|quarter)\b|\b(?<!')(?:sec|second|min|minute|hour|hr|h|m|s)s?\b", re.IGNORECASE)
+_BAD_LABEL = re.compile(  # words that say which kind of timer or where the length goes, not what it is for
+    r"^(?:new|quick|little|short|small|another|second|the|a|an|my|kitchen timer|timer|recurring|repeating|"
+    r"(?:on|to|in|for|of)(?: the| a| my)?)$",
+    re.IGNORECASE,
+)
 
 
 def _label(text: str) -> str:
@@ -57,14 +63,14 @@ def _split_named(rest: str, ok: Callable[[str], bool]) -> tuple[str, str] | None
     """``rest`` as (value, label): "8 minutes for the pasta", "called pasta for 8 minutes", or just the value."""
     if ok(rest):
         return rest, ""
-    for m in re.finditer(rf" {_NAMED} ", rest, re.IGNORECASE):
+    for m in re.finditer(rf",? {_NAMED} ", rest, re.IGNORECASE):
         value, label = rest[: m.start()], rest[m.end() :]
         if ok(value) and len(label.split()) <= 4:
             return value, _label(label)
-    first = re.fullmatch(rf"{_NAMED} (?P<label>.+?) (?:for|at|of|to) (?P<value>.+)", rest, re.IGNORECASE)
-    if first and ok(first["value"]):
+    first = re.fullmatch(rf"(?:{_NAMED} )?(?P<label>.+?) (?:for|at|of|to) (?P<value>.+)", rest, re.IGNORECASE)
+    if first and ok(first["value"]) and len(first["label"].split()) <= 4 and not ok(first["label"]):  # "(for) the eggs for 6 minutes"
         return first["value"], _label(first["label"])
-    parts = re.split(r"[?.!;] +", rest, maxsplit=1)  # "for the eggs? 7 minutes": two sentences, a name and a value
+    parts = re.split(r"[?.!;,] +", rest, maxsplit=1)  # "for the eggs? 7 minutes", "for the steak, 4 minutes": a name, a value
     if len(parts) == 2:
         for value, label in (parts, parts[::-1]):
             if ok(value) and len(label.split()) <= 4 and not ok(label):
@@ -76,11 +82,13 @@ def _args(key: str, value: str, label: str) -> dict[str, str]:
     return {key: value.strip(" ,"), **({"label": label} if label else {})}
 
 
+# A comma after the tool's word is a pause before its value ("set a timer, 4 minutes, for the steak"): the value must read.
 _TIMER_AFTER = _rx(
-    rf"(?:{_SET})?{_ART}(?:(?P<label>[a-z]+) )?(?:timer|countdown|count down)"
-    r"(?: for| from| of| to| at| on for| going for| lasting| that lasts)? (?P<rest>.+)"
+    rf"(?:{_SET})?{_ART}(?:(?P<label>[a-z]+) )?(?:timer|countdown|count down)(?: going| on| running)?,?"
+    r"(?: (?:to go off|that goes off|going off|to ring|that rings|to end|that ends) (?:in|after)| for| from| of| to| at| on for|"
+    r" going for| lasting| that lasts)? (?P<rest>.+)"
 )
-_TIMER_BEFORE = _rx(rf"(?:{_SET})?(?:a |an |one )?(?P<before>.+?) (?:timer|countdown)(?: on| going)?(?: (?:{_NAMED}) (?P<label>.+))?")
+_TIMER_BEFORE = _rx(rf"(?:{_SET})?(?:a |an |one )?(?P<before>.+?) (?:timer|countdown)(?: on| going)?(?:,? (?:{_NAMED}) (?P<label>.+))?")
 _TENS_SECOND = _rx(r"\b(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[ -]second\b(?= timer| countdown| count)")
 _TIME_FOR = _rx(r"time (?P<rest>.+)")  # "time 3 minutes for my tea": the value must read
 _TIMER_OTHER = [
@@ -90,7 +98,13 @@ _TIMER_OTHER = [
 ]
 
 
+#: Adding time to a running timer is not setting one ("add 5 minutes to the timer"): no tool does it.
+_EXTEND = _rx(r"(?:add|extend|increase)\b.* (?:to|onto|on) (?:the|my|that) (?:[a-z]+ )?timer")
+
+
 def match_timer(t: str) -> Intent | None:
+    if _EXTEND.fullmatch(t):
+        return None
     t = _TENS_SECOND.sub(r"\1 seconds", t)  # "a ninety second timer" is not the 92nd timer
     n = re.sub(r"(\d)-(?=[a-z])", r"\1 ", words_to_numbers(t))  # "a 20-minute timer"
     if m := _TIMER_AFTER.fullmatch(n):
@@ -99,7 +113,7 @@ def match_timer(t: str) -> Intent | None:
         label = _label(m["label"] or "")
         if split is not None:
             return Intent("set_timer", _args("duration", split[0], label or split[1]))
-        if _QUANTITY.search(rest) and "," not in rest and not re.search(rf" {_NAMED} ", rest):  # "banana minutes": the tool explains
+        if _QUANTITY.search(rest) and "," not in n and not re.search(rf" {_NAMED} ", rest):  # "banana minutes": the tool explains
             return Intent("set_timer", _args("duration", rest, label))
     if m := _TIMER_BEFORE.fullmatch(n):
         words = m["before"].split()
@@ -115,10 +129,10 @@ def match_timer(t: str) -> Intent | None:
 
 
 _ALARM_AFTER = _rx(
-    rf"(?:{_SET})?{_ART}(?:(?P<label>[a-z]+) )?alarm(?: clock)?"
+    rf"(?:{_SET})?{_ART}(?:(?P<label>[a-z]+) )?alarm(?: clock)?,?"
     r"(?P<prep> for| at| to| on| to go off at| to ring at| set for| to wake me(?: up)? at)? (?P<rest>.+)"
 )
-_ALARM_BEFORE = _rx(rf"(?:{_SET})?(?:an |a )?(?P<time>.+?) alarm(?: (?:{_NAMED}) (?P<label>.+))?")
+_ALARM_BEFORE = _rx(rf"(?:{_SET})?(?:an |a )?(?P<time>.+?) alarm(?:,? (?:{_NAMED}) (?P<label>.+))?")
 _WAKE = [
     _rx(
         r"(?:i (?:have|need|got|want) to|i must|i've got to|i gotta|i'll need to) (?:be up|get up|wake up|be awake)(?: at| by)? "
@@ -127,6 +141,8 @@ _WAKE = [
     _rx(r"(?:wake|get) me(?: up)?(?: at| by| for)? (?P<time>.+)"),
     _rx(r"(?:i (?:need|want|have|got) to )?(?:wake|get) up (?:at|by) (?P<time>.+)"),
     _rx(r"(?:i need a |give me a )?wake ?up call (?:at |for )?(?P<time>.+)"),
+    _rx(rf"(?:{_SET})?(?:a |an |my |the )?wake[ -]?up alarm (?:for |at )?(?P<time>.+)"),
+    _rx(r"make sure (?:i'm|i am|i get|i'm awake|i wake|i'm out of bed) (?:up )?(?:at|by) (?P<time>.+)"),
 ]
 
 
@@ -171,7 +187,7 @@ def _match_alarm(t: str) -> Intent | None:
         label = _label(m["label"] or "")
         if split is not None:
             return Intent("set_alarm", _args("time", _time(split[0]), label or split[1]))
-        if (m["prep"] or rest[:1].isdigit()) and re.search(r"\d|noon|midnight", rest) and not re.search(rf" {_NAMED} ", rest):
+        if (m["prep"] or rest[:1].isdigit()) and re.search(r"\d|noon|midnight", rest) and not re.search(rf" {_NAMED} |,", n):
             return Intent("set_alarm", _args("time", _time(rest), label))
     if m := read_match([_ALARM_BEFORE], n, "time"):
         return Intent("set_alarm", _args("time", _time(m["time"]), _label(m["label"] or "")))
@@ -182,36 +198,51 @@ def _match_alarm(t: str) -> Intent | None:
 
 _DAYISH = r"(?:tomorrow|today|(?:on |this |next )?(?:mon|tues|wednes|thurs|fri|satur|sun)day)"
 _BARE_HOUR = re.compile(
-    rf"(?P<pre>(?:{_DAYISH} )?(?:at )?)(?P<h>0?[1-9]|1[01])(?:[:. ](?P<m>[0-5]\d))?(?P<post>(?: {_DAYISH})?)", re.IGNORECASE
+    rf"(?P<pre>(?:{_DAYISH} )?(?:at )?)(?P<h>0?[1-9]|1[01])(?:[:. ](?P<m>[0-5]\d)| (?:oh|o) (?P<z>\d))?(?P<post>(?: {_DAYISH})?)",
+    re.IGNORECASE,
+)
+_SPOKEN_CLOCK = re.compile(  # "half past 7", "a quarter to 8", "20 past 6", "half 6" (British 6:30)
+    rf"(?P<pre>(?:{_DAYISH} )?(?:at )?)(?P<clock>(?:a )?(?:half|quarter|[1-5]?\d)(?: minutes)? (?:past|after|to) (?:[1-9]|1[01])|"
+    rf"half (?:[1-9]|1[01]))(?P<post>(?: {_DAYISH})?)",
+    re.IGNORECASE,
 )
 
 
 def _morning(time: str) -> str:
-    """A wake-up at a bare hour is in the morning: "wake me at 6:30" → "6:30 am" (am/pm or a part of the day said: kept)."""
+    """A wake-up at a bare hour is in the morning: "wake me at 6:30" → "6:30 am", "at half past 7" → "half past 7 am".
+
+    am/pm or a part of the day said: kept."""
     if re.search(r"\b(?:[ap]\.? ?m\b|morning|afternoon|evening|night|tonight|noon|midnight|o'?clock)", time, re.IGNORECASE):
         return time
-    m = _BARE_HOUR.fullmatch(time)
-    return f"{m['pre']}{m['h']}:{m['m'] or '00'} am{m['post']}" if m else time
+    if m := _BARE_HOUR.fullmatch(time):
+        return f"{m['pre']}{m['h']}:{m['m'] or '0' + (m['z'] or '0')} am{m['post']}"
+    if m := _SPOKEN_CLOCK.fullmatch(time):
+        return f"{m['pre']}{m['clock']} am{m['post']}"
+    return time
 
 
 _REMIND_LEAD = _rx(
     r"(?:please )?(?:remind me|set (?:a |me a |up a )?reminder|create (?:a )?reminder|add (?:a )?reminder|make (?:a )?reminder|"
     r"new reminder|reminder|don'?t let me forget|do not let me forget|make sure i (?:remember|don'?t forget)|"
-    r"help me remember|i need (?:to be reminded|a reminder)|can i get a reminder|give me a reminder)(?: for me)?(?P<body> .+)"
+    r"help me remember|i need (?:to be reminded|a reminder)|can i get a reminder|give me a reminder)(?: for me)?,?(?P<body> .+)"
 )
 _WHEN_START = re.compile(
-    r"^(?:at|in|on|by|for|tomorrow|tonight|today|this|next|noon|midnight|after|before|monday|tuesday|wednesday|thursday|friday|"
+    r"^(?:at|in|on|by|for|the|tomorrow|tonight|today|this|next|noon|midnight|after|before|monday|tuesday|wednesday|thursday|friday|"
     r"saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|"
     r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|\d)\b",
     re.IGNORECASE,
 )
 _LINK = r"(?:to|that|about|of|so i|so that i)"
+_LINKS = re.compile(rf",? {_LINK} |, ", re.IGNORECASE)  # "in 20 minutes to check the oven", "in 20 minutes, check the oven"
+
+
+_FUNCTION_WORDS = re.compile(r"(?:(?:the|at|on|in|by|for|this|next|after|before|a|an)\s*)+", re.IGNORECASE)
 
 
 def _moment(text: str) -> str | None:
     """``text`` as a reminder's moment ("by Friday" → "Friday", "for 3 pm" → "3 pm"), or ``None`` when it is not one."""
-    if not _WHEN_START.match(text):
-        return None
+    if not _WHEN_START.match(text) or _FUNCTION_WORDS.fullmatch(text):
+        return None  # "the", "in the": no moment said ("remind me what the ...")
     for candidate in (text, re.sub(r"^(?:by|for|at|on)\s+", "", text, flags=re.IGNORECASE)):
         if _WHEN_START.match(candidate) and _is_when(candidate):
             return candidate
@@ -219,7 +250,7 @@ def _moment(text: str) -> str | None:
 
 
 def _reminder_text(text: str) -> str:
-    return re.sub(r"^(?:to|that|so i|so that i|for)\s+", "", text.strip(" ,"), flags=re.IGNORECASE)
+    return re.sub(r"^(?:to|that|so i|so that i|for|about|of)\s+", "", text.strip(" ,"), flags=re.IGNORECASE)
 
 
 _WHEN_FIRST = _rx(r"(?P<when>.+?),? (?:please |can you |could you )?remind me (?P<body>(?:to|about|that) .+)")
@@ -237,8 +268,9 @@ def _match_reminder(t: str) -> Intent | None:
     if m is None:
         return None
     body = m["body"].strip()
-    # "tomorrow at 9 to call the bank", "for 3 pm to call the plumber": the moment first
-    for link in re.finditer(rf" {_LINK} ", body, re.IGNORECASE):
+    # "tomorrow at 9 to call the bank", "for 3 pm to call the plumber": the moment first, the longest that reads
+    # ("on the 3rd of April to renew my passport" is on 3 April, not on the 3rd "of April to renew …")
+    for link in reversed(list(_LINKS.finditer(body))):
         when = _moment(re.sub(r"^for\s+", "", body[: link.start()], flags=re.IGNORECASE))
         if when is not None:
             return Intent("set_reminder", {"text": _reminder_text(body[link.start() + 1 :]), "when": when})
@@ -249,78 +281,4 @@ def _match_reminder(t: str) -> Intent | None:
         text = " ".join(words[:i])
         if when is not None and _reminder_text(text):
             return Intent("set_reminder", {"text": _reminder_text(text), "when": when})
-    return None
-
-
-_KINDS = r"(?:timers?|alarms?|reminders?|countdowns?)"
-_MINE = (
-    r"(?:my |the |all |all my |all the |all of my |any |all of the )?(?:current |active |pending |running |upcoming |set |existing |open )?"
-    r"(?:recurring |repeating |daily |weekly |weekday |weekend |morning )?"
-)
-_LIST = [
-    _rx(rf"(?:list|show|show me|read|read out|read me|tell me|check|give me|display|see|view|what are|go through|review)(?: all)?(?: of)? "
-        rf"{_MINE}{_KINDS}(?: and {_KINDS})*(?: (?:i have|i've set|i set|that are set|that are running|running|set|pending|left|"
-        r"for today|for tomorrow|for tonight|for this week|today|tomorrow|please|now))?"),
-    _rx(rf"(?:what|which|any|how many) {_KINDS}(?: and {_KINDS})? (?:do i have|are (?:set|running|there|on|active|pending|left|coming up)|"
-        r"have i (?:got|set)|did i set|i have|have i|are coming up|are still running|are set for|are there for)"
-        r"(?: (?:right )?now| today| tomorrow| tonight| this week| set| running)?"),
-    _rx(rf"(?:do i have|are there|have i (?:got|set)|is there|got|any) (?:any )?{_KINDS}"
-        r"(?: set| running| on| left| active| pending| today| tomorrow| going)?"
-        r"(?: (?:for |on )?(?:today|tomorrow|tonight|this week|the morning|tomorrow morning|monday|tuesday|wednesday|thursday|"
-        r"friday|saturday|sunday))?"),
-    _rx(r"how (?:much time is|long is|much time|long|much longer|many minutes are)(?: left| remaining| to go)? (?:on|for|in) "
-        r"(?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
-    _rx(r"(?:what's |what is )?(?:the )?time (?:left|remaining) on (?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
-    _rx(r"how long (?:until|till|before) (?:my |the )(?:[a-z0-9]+ )?(?:timer|alarm|countdown)s? "
-        r"(?:goes off|go off|rings?|is done|ends|finishes)"),
-    _rx(rf"are any {_KINDS} (?:set|running|on|active|pending)(?: now)?"),
-    _rx(r"(?:is|are) (?:my|the|an?|any) (?:[a-z0-9]+ )?(?:alarm|timer|reminder|countdown)s? (?:still )?"
-        r"(?:set|on|running|going|active|ticking|counting)(?: now| still)?"),
-    _rx(rf"what(?:'s| is) (?:the )?status of (?:my |the )?{_KINDS}"),
-    _rx(r"what(?:'s| is) (?:pending|scheduled|running|ticking)(?: right now| now)?|what are you timing(?: right now| now)?|"
-        r"(?:list|show me|tell me|show) (?:everything|all) (?:you're|you are|that you're|that is) (?:timing|counting down)"),
-    _rx(r"how much (?:time is|time do i have|longer is) left|how long is left"),
-    _rx(r"(?:what's|what is|how much is|how much time is) (?:left|remaining) on (?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
-    _rx(rf"what(?:'s| is| are) (?:on )?my {_KINDS}|(?:my |the )?{_KINDS} status|status of (?:my |the )?{_KINDS}|my {_KINDS}"),
-    _rx(r"when (?:is|does) (?:my|the) (?:next )?(?:alarm|timer|reminder)(?: set for| go off| ring)?"),
-]  # fmt: skip
-_CANCEL_VERB = (
-    r"(?:cancel|stop|delete|remove|clear|turn off|switch off|shut off|kill|dismiss|get rid of|disable|scrap|drop|erase|"
-    r"abort|forget|forget about|silence|never ?mind|i don'?t need|we don'?t need|no more)"
-)
-_WHICH = (
-    rf"(?P<which>(?:(?:the|my|all|all of|of|that|this|every|both|those|these)\s)*(?:[a-z0-9:]+ ){{0,3}}?{_KINDS}"
-    r"(?: \d+| number \d+| (?:called|named|for|about|at|to|on) [a-z0-9: ]+)?)"
-)
-_CANCEL = [
-    _rx(rf"(?:never ?mind,? |no,? |wait,? |actually,? |oh,? )?{_CANCEL_VERB} {_WHICH}(?: anymore| any more| please| now)?"),
-    _rx(rf"(?:turn|switch|shut) {_WHICH} off"),
-]
-
-
-def match_list(t: str) -> Intent | None:
-    return Intent("list_timers", {}) if any(rx.fullmatch(t) for rx in _LIST) else None
-
-
-#: "cancel it", "never mind": no item named; the tool takes the only one or the one just set, else asks which.
-_CANCEL_IT = _rx(
-    r"(?:(?:ok |okay |oh |actually |no |no wait,? |never ?mind,? |wait,? )?(?:cancel|delete|remove|scrap|scratch|undo|call off|drop|"
-    r"kill|get rid of) "
-    r"(?:it|that|this|that one|this one)"
-    r"(?: please| now| actually)?|never ?mind(?: that| it)?)"
-)
-_CANCEL_LAST = _rx(
-    r"(?:cancel|delete|remove|scrap|undo|drop|kill|stop) (?P<which>the (?:last|latest|most recent) (?:one|timer|alarm|reminder)|"
-    r"the (?:one|timer|alarm|reminder|countdown) (?:i|you) just (?:set|made|added|started|created))"
-)
-
-
-def match_cancel(t: str) -> Intent | None:
-    if _CANCEL_IT.fullmatch(t):
-        return Intent("cancel_timer", {})
-    if m := _CANCEL_LAST.fullmatch(t):
-        return Intent("cancel_timer", {"which": m["which"]})
-    for rx in _CANCEL:
-        if m := rx.fullmatch(words_to_numbers(t)):
-            return Intent("cancel_timer", {"which": re.sub(r"\bnumber (?=\d)", "", m["which"]).strip()})
     return None

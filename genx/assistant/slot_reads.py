@@ -33,8 +33,9 @@ def _parse(name: str, value: object) -> bool:
     s = str(value)
     if name == "place":
         resolve_place(s)
-    elif name == "duration":
-        return not parse_span(s).is_zero
+    elif name == "duration":  # a length ahead: "10 minutes ago" is not one
+        span = parse_span(s)
+        return not span.is_zero and min(span.months, span.days, span.seconds) >= 0
     elif name in ("time", "when"):
         parse_when(s, _NOW)
     elif name in ("date", "from_date"):

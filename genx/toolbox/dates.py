@@ -4,8 +4,10 @@
 day-first numeric (25/12/2026; a first number above 12 is the only way to get
 month-first), "25th of December 2026", "December 25, 2026", "Dec 25" (without a
 year: the next one on or after today), weekdays ("Friday" = the next one on or
-after today, "next Friday" strictly after, "last Friday" before), "today",
-"tomorrow", "the day after tomorrow", "next week/month/year", "the weekend"
+after today, "next Friday" and "(this) coming Friday" strictly after, "last Friday" before), "today",
+"tomorrow", "the day after tomorrow", "next week/month/year", "the weekend", "the second Sunday of May",
+"the last Friday of the month", a date from another ("the day after Christmas", "the Monday after Easter",
+"a week on Friday", "Friday week", "the 15th of next month", "the end of next month")
 (its Saturday), "the end of the month/year", "<date> next year", holidays by name (:mod:`.holidays`: Christmas, New
 Year, Easter, Thanksgiving, Mother's Day…; the next one on or after today, or
 "Easter 2027") and a length of time from today ("in 3 weeks", "3 days ago").
@@ -18,7 +20,7 @@ import re
 from datetime import date, timedelta
 
 from genx.errors import ToolFailure
-from genx.toolbox.holidays import Holiday, easter, holiday
+from genx.toolbox.holidays import Holiday, easter, holiday, nth_weekday
 from genx.toolbox.numwords import words_to_numbers
 from genx.toolbox.spans import Span, parse_span
 
@@ -56,6 +58,7 @@ def _clean(text: str) -> str:
     t = re.sub(r"\s+", " ", t).strip(" ?,")
     if re.search(rf"\b(?:{_MONTH})\b", t):  # a spoken year: "december 25th twenty twenty six" → "... 20 26"
         t = re.sub(r"\b(19|20) (\d{2})$", r"\1\2", t)
+    t = re.sub(r"\bin (\d{4})$", r"\1", t)  # "the 4th of july in 1976"
     return t
 
 
@@ -91,13 +94,16 @@ def parse_date(text: str, today: date) -> date:
         return date(today.year, 12, 31)
     if t in ("end of month", "end of the month", "end of this month", "month end"):
         return Span(months=1).add_to(today.replace(day=1)) - timedelta(days=1)
-    if (m := re.fullmatch(r"(.+?) (next|this) year", t)) and not re.search(r"\b(?:week|month|weekend)\b", m[1]):
-        return parse_date(m[1], date(today.year + (m[2] == "next"), 1, 1))  # "the first of january next year"
+    if (m := re.fullmatch(r"(.+?) (next|this|last) year", t)) and not re.search(r"\b(?:week|month|weekend)\b", m[1]):
+        shift = {"next": 1, "this": 0, "last": -1}[m[2]]
+        return parse_date(m[1], date(today.year + shift, 1, 1))  # "the first of january next year", "christmas last year"
     if t in ("weekend", "this weekend", "the weekend", "next weekend"):  # its Saturday ("next": the one after this)
         return _weekday(today, 5, "") + timedelta(days=7 if t == "next weekend" else 0)
     if t in ("next week", "next month", "next year", "last week", "last month", "last year"):
         word, unit = t.split()
         return parse_span(f"{'-' if word == 'last' else ''}1 {unit}").add_to(today)
+    if (found := _relative(t, today, src)) is not None:
+        return found
     if m := re.fullmatch(r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})", t):
         return _make(int(m[1]), int(m[2]), int(m[3]), src)
     if m := re.fullmatch(r"(\d{1,2})[/-](\d{1,2})(?:[/-](\d{2}|\d{4}))?", t):
@@ -111,8 +117,10 @@ def parse_date(text: str, today: date) -> date:
         return _dated(today, int(m[1]), MONTHS[m[2]], m[3], src)
     if m := re.fullmatch(rf"({_MONTH})\s+(?:the\s+)?{_DAY}{_YEAR}", t):
         return _dated(today, int(m[2]), MONTHS[m[1]], m[3], src)
-    if m := re.fullmatch(rf"(?:(this|next|last|coming)\s+)?({_WEEKDAY})", t):
-        return _weekday(today, WEEKDAYS[m[2]], m[1] or "")
+    if m := re.fullmatch(rf"({'|'.join(_NTH)}) ({_WEEKDAY}) (?:of|in) (?:(this|next|the) month|({_MONTH})){_YEAR}", t):
+        return _nth_in_month(today, _NTH[m[1]], WEEKDAYS[m[2]], m[3], m[4], m[5], src)
+    if m := re.fullmatch(rf"(?:(this coming|coming|this|next|last)\s+)?({_WEEKDAY})", t):
+        return _weekday(today, WEEKDAYS[m[2]], "next" if m[1] in ("this coming", "coming") else m[1] or "")
     if m := re.fullmatch(rf"{_DAY}", t):  # "the 25th": this month's, else next month's
         day = int(m[1])
         candidate = today.replace(day=1)
@@ -135,6 +143,50 @@ def parse_date(text: str, today: date) -> date:
             f"I can't read {src!r} as a date; say it like '25 December 2026', 'next Friday', 'New Year' or 'in 3 weeks'."
         ) from None
     return span.add_to(today)
+
+
+_NTH = {"1st": 1, "first": 1, "2nd": 2, "second": 2, "3rd": 3, "third": 3, "4th": 4, "fourth": 4, "5th": 5, "fifth": 5, "last": -1}
+
+
+def _nth_in_month(today: date, n: int, weekday: int, which: str | None, month_name: str | None, year: str | None, src: str) -> date:
+    """"the second Sunday of May" (the next one from today unless a year is said), "the last Friday of the month"."""
+    if month_name is None:
+        month = Span(months=1 if which == "next" else 0).add_to(today.replace(day=1))
+        years, number = [month.year], month.month
+    else:
+        number = MONTHS[month_name]
+        years = [int(year)] if year else [today.year, today.year + 1]
+    for y in years:
+        found = nth_weekday(y, number, weekday, n)
+        if found.month != number:
+            raise ToolFailure(f"{src!r} is not on the calendar: that month has no such day.")
+        if year or month_name is None or found >= today:
+            return found
+    return found
+
+
+_SHIFT = {"next": 1, "this": 0, "last": -1}
+
+
+def _relative(t: str, today: date, src: str) -> date | None:
+    """A date said from another: "the day after Christmas", "the Monday after Easter", "a week on Friday",
+    "Friday week", "a week tomorrow", "the 15th of next month", "the start of next month"; else ``None``."""
+    if m := re.fullmatch(r"day (after|before) (.+)", t):
+        return parse_date(m[2], today) + timedelta(days=1 if m[1] == "after" else -1)
+    if m := re.fullmatch(rf"({_WEEKDAY}) (after|before) (?!next\b|this\b|last\b)(.+)", t):
+        base, weekday = parse_date(m[3], today), WEEKDAYS[m[1]]
+        if m[2] == "after":
+            return base + timedelta(days=(weekday - base.weekday()) % 7 or 7)
+        return base - timedelta(days=(base.weekday() - weekday) % 7 or 7)
+    if m := re.fullmatch(rf"(?:a|1) week (?:on )?(today|tomorrow|{_WEEKDAY})|({_WEEKDAY}) week", t):
+        return parse_date(m[1] or m[2], today) + timedelta(days=7)
+    if m := re.fullmatch(rf"{_DAY} of (next|this|last) month|(next|this|last) month (?:the )?{_DAY}", t):
+        first = Span(months=_SHIFT[m[2] or m[3]]).add_to(today.replace(day=1))
+        return _make(first.year, first.month, int(m[1] or m[4]), src)
+    if m := re.fullmatch(r"(start|beginning|end) of (next|this|last) month", t):
+        first = Span(months=_SHIFT[m[2]]).add_to(today.replace(day=1))
+        return first if m[1] != "end" else Span(months=1).add_to(first) - timedelta(days=1)
+    return None
 
 
 def _dated(today: date, day: int, month: int, year: str | None, src: str) -> date:

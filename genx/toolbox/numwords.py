@@ -5,7 +5,7 @@ reads a quantity (calculator, durations, dates, conversions) runs its text
 through :func:`words_to_numbers` first. English only. Handles units, teens,
 tens ("twenty-three", "twenty three"), "hundred"/"thousand"/"million"/"billion"
 with an optional "and" ("a hundred and five"), "a"/"an" before a scale word,
-decimals ("three point five"), digits with a scale word ("2 million", "1.5
+decimals ("three point five", "3 point 5"), digits with a scale word ("2 million", "1.5
 thousand") and ordinals ("twenty-fifth" → "25th"). Digit runs already in the
 text are left as they are. Separate numbers stay separate ("one two" → "1 2").
 """
@@ -153,7 +153,10 @@ def words_to_numbers(text: str) -> str:
             out.append(tok)
         i += 1
     flush()
-    return "".join(out)
+    return _DIGITS_POINT.sub(r"\1.\2", "".join(out))
+
+
+_DIGITS_POINT = re.compile(r"(?<![\d.])(\d+) point (\d+)(?![\d.])")  # "3 point 5", "3 point five" once read: 3.5
 
 
 def _next_word(tokens: list[str], i: int) -> str:

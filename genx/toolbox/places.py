@@ -148,6 +148,8 @@ def _lookup(t: _Tables, key: str, raw: str) -> Place | None:
     for i in range(len(words) - 1, 0, -1):
         city, area = re.sub(r"\s+in$", "", " ".join(words[:i])), " ".join(words[i:])
         area_row = t.by_key.get(area)
+        if area_row is None or area_row.kind == "city":  # "seattle washington": the state, not the city of that name
+            area_row = t.by_key.get(f"{area} state") or area_row
         code = t.country_keys.get(area) or (area_row.country if area_row is not None and area_row.kind != "city" else None)
         if code is None:
             continue

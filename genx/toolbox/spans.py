@@ -1,8 +1,9 @@
 """Spoken lengths of time: "ten minutes", "an hour and a half", "1h30m", "3 weeks", "2 days ago".
 
 :func:`parse_span` reads the whole text as a sum of ``<number> <unit>`` terms
-(number words allowed, "a"/"an" = 1, "half an hour", "a quarter of an hour",
-"and a half" after a term) with filler words ("in", "for", "from now", "and")
+(number words allowed, "a"/"an" = 1, "half an hour", "a half hour", "a quarter of an hour",
+"three quarters of an hour", "and a half" after a term, a last bare number in the next smaller
+unit: "1 hour 20", "1h30") with filler words ("in", "for", "from now", "and")
 ignored; "ago" or a leading minus makes it negative. Anything else left over
 ("banana minutes") raises :class:`~genx.errors.ToolFailure` quoting the text.
 Three parts are kept apart because they add differently (:meth:`Span.add_to`):
@@ -82,18 +83,22 @@ def add_months(when: D, months: int) -> D:
 def parse_span(text: str, *, what: str = "a length of time") -> Span:
     """``text`` as a :class:`Span`; :class:`ToolFailure` when some of it is not a length of time."""
     src = text.strip()
-    t = " " + words_to_numbers(src.lower()).replace("-", " - ") + " "
+    t = " " + re.sub(r"(?<=s)'(?=\s|$)", "", words_to_numbers(src.lower())).replace("-", " - ") + " "  # "in 3 hours' time"
     negative = False
     if re.search(r"\bago\b|\bbefore\b|\bearlier\b", t) or t.strip().startswith("-"):
         negative = True
         t = re.sub(r"\bago\b|\bbefore\b|\bearlier\b", " ", t).replace(" - ", " ", 1)
     t = re.sub(r"\b(?:a )?couple (?:of )?", "2 ", t)
-    t = re.sub(r"\bhalf an? (hour|minute|day|week|month|year)\b", r"0.5 \1", t)
+    t = re.sub(r"\b(?:(?:a )?half an?|a half|half) (hour|minute|day|week|month|year)\b", r"0.5 \1", t)
     t = re.sub(r"\b(?:a )?quarter (?:of )?an? hour\b|\bquarter hour\b", "15 minutes", t)
+    t = re.sub(r"\b(\d) quarters (?:of )?an? hour\b", lambda m: f"{int(m[1]) * 15} minutes", t)
     t = re.sub(r"\b(?:an?|one)\s+(\w+)\s+and a half\b", r"1.5 \1", t)
     t = re.sub(r"\b(\d+(?:\.\d+)?)\s+(\w+)\s+and a half\b", lambda m: f"{float(m.group(1)) + 0.5} {m.group(2)}", t)
     t = re.sub(r"\b(\d+(?:\.\d+)?) and a half\s+(\w+)", lambda m: f"{float(m.group(1)) + 0.5} {m.group(2)}", t)
     t = re.sub(r"\ban?\s+(?=[a-z])", "1 ", t)
+    # a last bare number counts in the next smaller unit: "1 hour 20" is 1 hour 20 minutes, "2 minutes 30" 2 minutes 30 seconds
+    t = re.sub(r"\b(\d+\s*(?:h|hrs?|hours?)) ?(?:and )?(\d{1,2}) *$", r"\1 \2 minutes ", t)
+    t = re.sub(r"\b(\d+\s*(?:m|mins?|minutes?)) ?(?:and )?(\d{1,2}) *$", r"\1 \2 seconds ", t)
     totals = {"months": 0.0, "days": 0.0, "seconds": 0.0}
     found = False
     for m in _TERM.finditer(t):

@@ -7,7 +7,9 @@ Temperatures are offset units: a quantity is created directly in its unit
 sees a unit, :func:`unit_name` maps the names people say ("degrees Celsius",
 "kph", "kilometres per hour", "square feet", "gb") to pint's. An unknown unit or
 a conversion between different kinds of quantity raises
-:class:`~genx.errors.ToolFailure` naming the unit; money between currencies
+:class:`~genx.errors.ToolFailure` naming the unit (after reading the two units
+that mean another next to the other side: ounces of a volume are fluid ounces,
+bare "degrees" next to a temperature the other common scale); money between currencies
 :class:`CurrencyConversion` (no live exchange rates offline: the tool says so
 rather than a small model inventing a rate).
 """
@@ -23,7 +25,7 @@ from genx.errors import ToolFailure
 from genx.toolbox.numwords import parse_number
 from genx.tools import FuncTool
 
-__all__ = ["CurrencyConversion", "convert", "format_amount", "money_pair", "unit_name", "units_tool"]
+__all__ = ["CurrencyConversion", "convert", "format_amount", "meant_units", "money_pair", "unit_name", "units_tool"]
 
 
 class CurrencyConversion(ToolFailure):
@@ -146,6 +148,8 @@ def convert(value: float, from_unit: str, to_unit: str) -> tuple[float, str, str
     with _lock:  # the registry's caches are not thread-safe; conversions take microseconds
         ureg = _registry()
         src, dst = _unit(ureg, from_unit), _unit(ureg, to_unit)
+        if src.dimensionality != dst.dimensionality:
+            src, dst = _unit(ureg, _beside(ureg, from_unit, dst)), _unit(ureg, _beside(ureg, to_unit, src))
         if _is_information(src) != _is_information(dst):
             raise ToolFailure(f"{from_unit.strip()} and {to_unit.strip()} measure different things; I can't convert between them.")
         try:
@@ -155,6 +159,41 @@ def convert(value: float, from_unit: str, to_unit: str) -> tuple[float, str, str
                 f"{from_unit.strip()} ({_kind(src)}) can't be converted to {to_unit.strip()} ({_kind(dst)}): they measure different things."
             ) from None
         return float(result), _plural(src, value), _plural(dst, float(result))
+
+
+_BARE_DEGREES = re.compile(r"(?:a |one )?(?:degrees?|deg)", re.IGNORECASE)
+
+
+def _beside(ureg: Any, text: str, other: Any) -> str:
+    """The unit ``text`` means next to ``other`` (a pint unit the two did not convert with): ounces of a volume
+    are fluid ounces ("how many ounces in a cup"); bare degrees next to a temperature are the other common
+    scale ("15 degrees in fahrenheit" is 15 °C, "60 degrees in celsius" 60 °F)."""
+    dim = str(other.dimensionality)
+    if unit_name(text) == "ounce" and dim == "[length] ** 3":
+        return "fluid ounces"
+    if _BARE_DEGREES.fullmatch(text.strip()) and dim == "[temperature]":
+        return "degrees Fahrenheit" if other == ureg.degC else "degrees Celsius"
+    return text
+
+
+def meant_units(from_unit: str, to_unit: str) -> tuple[str, str]:
+    """The two units as :func:`convert` reads them: ("degrees", "fahrenheit") → ("degrees Celsius", "fahrenheit").
+
+    Unknown units are returned as given (:func:`convert` names them)."""
+    import pint
+
+    with _lock:
+        ureg = _registry()
+        try:
+            src, dst = _unit(ureg, from_unit), _unit(ureg, to_unit)
+        except ToolFailure:
+            return from_unit, to_unit
+        try:
+            if src.dimensionality == dst.dimensionality:
+                return from_unit, to_unit
+        except pint.errors.PintError:
+            return from_unit, to_unit
+        return _beside(ureg, from_unit, dst), _beside(ureg, to_unit, src)
 
 
 def _kind(unit: Any) -> str:

@@ -184,10 +184,10 @@ async def test_a_prematched_timer_is_really_set(tools: list[FuncTool], reminders
 async def test_a_routed_intent_runs_its_tool_and_the_model_does_not_answer(tools: list[FuncTool], reminders: Reminders) -> None:
     llama, router = FakeLlama(), FakeRouter(Intent("set_timer", {"duration": "4 minutes"}, "model"), "set_timer: duration=4 minutes")
     gen = local_assistant(tools, llama, router)
-    stream = await gen.generate_stream("offline/smollm2", ask("could I get a little timer going, four minutes"))
+    stream = await gen.generate_stream("offline/smollm2", ask("the tea needs a timer, four minutes I think"))
     chunks, end = await drain(stream)
     assert isinstance(end, Done)
-    assert router.asked == ["could I get a little timer going, four minutes"]
+    assert router.asked == ["the tea needs a timer, four minutes I think"]
     assert stream.decision.path == "router" and stream.decision.router_line == "set_timer: duration=4 minutes"
     assert llama.contexts == []
     assert [i.due_ms for i in reminders.store.pending()] == [T0_MS + 240_000]
@@ -236,7 +236,7 @@ async def test_a_cloud_model_calls_the_offline_tools_natively(tools: list[FuncTo
         [Turn(calls=[call("current_time", json.dumps({"place": "Tokyo"}), "c1")]), Turn(text="It is evening in Tokyo.")]
     )
     gen = AssistantGenerator(model, tools)
-    stream = await gen.generate_stream("cloud/x", ask("is it late in Japan?"))
+    stream = await gen.generate_stream("cloud/x", ask("would my friend in Japan be asleep by now?"))
     chunks, end = await drain(stream)
     assert isinstance(end, Done) and stream.decision.path == "cloud"
     assert text_of(chunks).strip() == "It is evening in Tokyo."

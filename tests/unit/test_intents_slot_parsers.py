@@ -7,6 +7,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from genx.assistant.slot_reads import reads
+from genx.errors import ToolFailure
 from genx.toolbox.dates import parse_date
 from genx.toolbox.numwords import words_to_numbers
 from genx.toolbox.reminders.when import parse_when
@@ -67,3 +69,66 @@ def test_the_end_of_the_month_or_year_and_a_date_next_year_read_as_dates() -> No
 def test_half_six_is_half_past_six() -> None:
     assert parse_when("half six", NOW).when == datetime(2026, 3, 3, 18, 30, tzinfo=PARIS)
     assert parse_span("half an hour").seconds == 1800  # "half" before a unit stays a length of time
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        ("three quarters of an hour", 2700),
+        ("a half hour", 1800),
+        ("half hour", 1800),
+        ("1 hour 20", 4800),  # a last bare number counts in the next smaller unit
+        ("an hour and 15", 4500),
+        ("2 minutes 30", 150),
+        ("1h30", 5400),
+    ],
+)
+def test_lengths_of_time_said_with_quarters_halves_or_a_bare_last_number_read_whole(text: str, seconds: float) -> None:
+    assert parse_span(text).seconds == seconds
+
+
+def test_a_bare_number_not_after_hours_or_minutes_is_still_not_a_length_of_time() -> None:
+    with pytest.raises(ToolFailure):
+        parse_span("2 days 3")
+    with pytest.raises(ToolFailure):
+        parse_span("20 30")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("half past seven am", datetime(2026, 3, 4, 7, 30)),
+        ("quarter to eight pm", datetime(2026, 3, 3, 19, 45)),
+        ("twenty past six a.m.", datetime(2026, 3, 4, 6, 20)),
+        ("quarter to twelve pm", datetime(2026, 3, 3, 11, 45)),  # the hour said is noon: a quarter before it
+        ("tomorrow at half past 6 am", datetime(2026, 3, 4, 6, 30)),
+    ],
+)
+def test_a_spoken_clock_time_with_am_or_pm_after_it_reads_in_that_half_of_the_day(text: str, expected: datetime) -> None:
+    assert parse_when(text, NOW).when == expected.replace(tzinfo=PARIS)
+
+
+def test_this_coming_weekday_is_the_next_one_after_today() -> None:
+    assert parse_date("this coming Saturday", NOW.date()) == date(2026, 3, 7)
+    assert parse_date("coming Tuesday", NOW.date()) == date(2026, 3, 10)  # today is a Tuesday: next week's
+
+
+def test_a_length_of_time_in_the_past_is_not_a_timer_length() -> None:
+    assert reads("duration", "10 minutes")
+    assert not reads("duration", "10 minutes ago")
+
+
+def test_in_a_bare_number_is_that_many_minutes_from_now() -> None:
+    assert parse_when("in 20", NOW).when == datetime(2026, 3, 3, 10, 20, tzinfo=PARIS)  # not 8 pm
+    assert parse_span("3 hours' time").seconds == 3 * 3600
+
+
+def test_digits_then_point_then_digits_make_one_decimal() -> None:
+    assert words_to_numbers("3 point 5 plus 2") == "3.5 plus 2"
+    assert words_to_numbers("2 point five") == "2.5"
+    assert words_to_numbers("the 3 point shot") == "the 3 point shot"  # no digits after: not a decimal
+
+
+def test_oh_between_the_hour_and_a_single_minute_digit_reads_as_a_clock_time() -> None:
+    assert parse_when("six oh five am", NOW).when == datetime(2026, 3, 4, 6, 5, tzinfo=PARIS)
+    assert parse_when("tomorrow at 7 o 5", NOW).when == datetime(2026, 3, 4, 7, 5, tzinfo=PARIS)

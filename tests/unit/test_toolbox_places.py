@@ -118,6 +118,20 @@ def test_aliases_countries_states_and_zone_names_resolve(name: str, zone: str) -
     assert resolve_place(name).zone_name == zone
 
 
+@pytest.mark.parametrize(
+    ("name", "zone"),
+    [("the East Coast", "America/New_York"), ("west coast", "America/Los_Angeles"), ("the Bay Area", "America/Los_Angeles")],
+)
+def test_the_us_coasts_and_regions_people_name_resolve_to_their_main_zone(name: str, zone: str) -> None:
+    assert resolve_place(name).zone_name == zone
+
+
+def test_a_state_named_like_a_city_narrows_a_town_as_the_state() -> None:
+    assert resolve_place("Seattle, Washington").zone_name == "America/Los_Angeles"  # not Washington DC's zone
+    assert resolve_place("Spokane Washington").zone_name == "America/Los_Angeles"
+    assert resolve_place("Buffalo, New York").zone_name == "America/New_York"
+
+
 def test_a_country_narrows_a_city_name_several_countries_share() -> None:
     assert resolve_place("Hyderabad").zone_name == "Asia/Kolkata"  # the larger one
     assert resolve_place("Hyderabad, Pakistan").zone_name == "Asia/Karachi"

@@ -109,12 +109,34 @@ async def test_an_alarm_is_named_by_its_time_or_day(tools: dict[str, FuncTool], 
     assert r.is_error and r.content.startswith("I found nothing matching 'the 5 am alarm' to cancel. You have: alarm 2")
 
 
+async def test_a_possessive_day_or_name_picks_the_item_due_then_or_so_named(tools: dict[str, FuncTool], clock: ManualClock) -> None:
+    await tools["set_alarm"].call({"time": "Friday at 9 am"})
+    await tools["set_alarm"].call({"time": "tomorrow at 7 am"})
+    await tools["set_reminder"].call({"text": "call mum", "when": "tomorrow at 6 pm"})
+    clock.advance(3 * MIN)
+    assert (await tools["cancel_timer"].call({"which": "tomorrow's alarm"})).content == "Cancelled alarm 2 tomorrow at 7:00 AM."
+    assert (await tools["cancel_timer"].call({"which": "Friday's alarm"})).content.startswith("Cancelled alarm 1 on Friday")
+    r = await tools["cancel_timer"].call({"which": "mum's reminder"})
+    assert r.content == "Cancelled reminder 3 to call mum tomorrow at 6:00 PM."
+
+
 async def test_a_repeating_alarm_is_named_by_its_repeat(tools: dict[str, FuncTool], clock: ManualClock) -> None:
     await tools["set_alarm"].call({"time": "7 am"})
     await tools["set_alarm"].call({"time": "6:30 am", "repeat": "weekdays"})
     clock.advance(3 * MIN)
     r = await tools["cancel_timer"].call({"which": "the weekday alarm"})
     assert r.content == "Cancelled alarm 2 every weekday at 6:30 AM."
+
+
+async def test_the_first_or_second_timer_is_counted_in_the_order_they_were_set(tools: dict[str, FuncTool], clock: ManualClock) -> None:
+    await tools["set_timer"].call({"duration": "10 minutes", "label": "eggs"})
+    await tools["set_alarm"].call({"time": "7 am"})
+    await tools["set_timer"].call({"duration": "20 minutes", "label": "pasta"})
+    clock.advance(5 * MIN)
+    assert (await tools["cancel_timer"].call({"which": "the second timer"})).content == "Cancelled timer 3 (pasta) for 20 minutes."
+    r = await tools["cancel_timer"].call({"which": "the third timer"})
+    assert r.is_error and r.content.startswith("There is no 3rd timer to cancel.")
+    assert (await tools["cancel_timer"].call({"which": "the first one"})).content == "Cancelled timer 1 (eggs) for 10 minutes."
 
 
 async def test_nothing_to_cancel_says_so(tools: dict[str, FuncTool]) -> None:

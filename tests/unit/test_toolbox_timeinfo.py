@@ -190,6 +190,46 @@ def test_the_nth_and_last_weekday_of_a_month() -> None:
     assert nth_weekday(2026, 3, 6, 1) == date(2026, 3, 1)  # the 1st is itself a Sunday
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("the second Sunday of May", date(2026, 5, 10)),
+        ("last Friday of the month", date(2026, 3, 27)),
+        ("the first Monday of March", date(2027, 3, 1)),  # this year's is past: the next one
+        ("the 3rd Thursday of next month", date(2026, 4, 16)),
+        ("the last Monday of May 2027", date(2027, 5, 31)),
+        ("Christmas last year", date(2025, 12, 25)),
+    ],
+)
+def test_the_nth_weekday_of_a_named_month_and_a_date_last_year_read_as_dates(text: str, expected: date) -> None:
+    assert parse_date(text, date(2026, 3, 3)) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("the day after Christmas", date(2026, 12, 26)),
+        ("the day before New Year's Day", date(2026, 12, 31)),
+        ("the Monday after Easter", date(2026, 4, 6)),
+        ("the Friday before Christmas", date(2026, 12, 18)),
+        ("a week on Friday", date(2026, 3, 13)),
+        ("Thursday week", date(2026, 3, 12)),
+        ("a week tomorrow", date(2026, 3, 11)),
+        ("the 15th of next month", date(2026, 4, 15)),
+        ("next month on the 2nd", date(2026, 4, 2)),
+        ("the end of next month", date(2026, 4, 30)),
+        ("the start of next month", date(2026, 4, 1)),
+    ],
+)
+def test_a_date_said_from_another_date_reads_as_that_day(text: str, expected: date) -> None:
+    assert parse_date(text, date(2026, 3, 3)) == expected
+
+
+def test_a_fifth_weekday_a_month_does_not_have_is_a_tool_failure() -> None:
+    with pytest.raises(ToolFailure):
+        parse_date("the fifth Monday of February", date(2026, 3, 3))
+
+
 def test_holiday_names_are_read_as_people_say_them() -> None:
     assert holiday_name("mother's day") == "Mother's Day"
     assert holiday_name("Thanksgiving this year") == "Thanksgiving"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from genx.toolbox.units import money_pair, unit_name, units_tool
+from genx.toolbox.units import meant_units, money_pair, unit_name, units_tool
 
 convert = units_tool()
 
@@ -73,3 +73,28 @@ async def test_money_between_currencies_is_an_honest_error_not_a_made_up_rate() 
 def test_a_money_pair_needs_two_currencies() -> None:
     assert money_pair("euros", "dollars") and money_pair("pounds", "yen") and money_pair("$", "£")
     assert not money_pair("pounds", "kilograms") and not money_pair("dollars", "me") and not money_pair("pounds", "pounds")
+
+
+@pytest.mark.parametrize(
+    ("value", "src", "dst", "answer"),
+    [
+        (1, "cup", "ounces", "1 cup is 8 fluid ounces."),  # ounces of a volume
+        (4, "ounces", "ml", "4 fluid ounces is 118.29 milliliters."),
+        (4, "ounces", "grams", "4 ounces is 113.4 grams."),  # next to a mass: still a mass
+        (15, "degrees", "fahrenheit", "15 °C is 59 °F."),  # bare degrees next to a temperature: the other scale
+        (212, "degrees", "celsius", "212 °F is 100 °C."),
+        (20, "degrees", "kelvin", "20 °C is 293.15 K."),
+        (90, "degrees", "radians", "90 degrees is 1.57 radians."),  # an angle next to an angle
+    ],
+)
+async def test_ounces_and_bare_degrees_mean_what_the_other_unit_needs(value: float, src: str, dst: str, answer: str) -> None:
+    r = await convert.call({"value": value, "from_unit": src, "to_unit": dst})
+    assert not r.is_error, r.content
+    assert r.content == answer
+
+
+def test_the_meant_units_name_the_reading_and_leave_the_rest_as_said() -> None:
+    assert meant_units("degrees", "fahrenheit") == ("degrees Celsius", "fahrenheit")
+    assert meant_units("cup", "oz") == ("cup", "fluid ounces")
+    assert meant_units("km", "miles") == ("km", "miles")
+    assert meant_units("banana", "km") == ("banana", "km")

@@ -5,10 +5,11 @@ none is named: the caller asks which, listing them) or :class:`NoMatch`
 (nothing fits). Without a name ("cancel it", "never mind", an empty
 ``which``) the only item is meant; with several, the one set last if it was set
 within :data:`RECENT_MS` (a "cancel that" right after setting it), else the
-caller asks. "The last one" or "the timer I just set" always means the one set last (of that kind);
+caller asks. "The last one" or "the timer I just set" always means the one set last (of that kind), "the first
+timer" or "the second one" the first or second set (of that kind) among those pending;
 "that reminder" the one of that kind set within :data:`RECENT_MS`, else a question. A kind alone ("the
 timer") picks the only one of that kind, else asks. A time ("the 7 am alarm",
-"the alarm for tomorrow") matches an item due then; "daily", "weekday" or
+"the alarm for tomorrow", "tomorrow's alarm") matches an item due then; "daily", "weekday" or
 "repeating" an item that repeats so.
 """
 
@@ -51,6 +52,7 @@ _REPEAT_WORDS: dict[str, Repeat | None] = {
 }  # fmt: skip
 _ANAPHOR = re.compile(r"(?:it|that|this|that one|this one|them|one)?")
 _LATEST = re.compile(r"\b(?:last|latest|newest|most recent|(?:i|you) just (?:set|made|added|started|created))\b")
+_ORDINAL = re.compile(r"(?:(\d+)(?:st|nd|rd|th)|(second)) (?:one|1|(timer|alarm|reminder|countdown)s?)")  # "one" may be read as 1
 _FILLER = r"\b(?:the|my|a|an|please|cancel|stop|delete|remove|for|called|named|number|of|set|at|on|to|about|that|this|i|just)\b"
 
 
@@ -66,7 +68,7 @@ def _recent(items: list[Reminder], now: datetime) -> list[Reminder]:
 
 def choose(items: list[Reminder], which: str, now: datetime) -> list[Reminder]:
     """The pending ``items`` that ``which`` names (module docstring)."""
-    w = " ".join(words_to_numbers(which.lower()).replace("'", "").split()).strip(" .?!,")
+    w = " ".join(re.sub(r"(?<=\w)'s\b", "", words_to_numbers(which.lower())).replace("'", "").split()).strip(" .?!,")
     w = re.sub(r"^(?:the|my) ", "", w)
     if _ANAPHOR.fullmatch(w):
         if len(items) == 1:
@@ -77,6 +79,13 @@ def choose(items: list[Reminder], which: str, now: datetime) -> list[Reminder]:
         return [i for i in items if not kinds or i.kind in kinds]
     if m := re.fullmatch(r"(?:(timer|alarm|reminder)s? )?(?:number )?(\d+)", w):
         return [i for i in items if i.id == int(m[2]) and (m[1] is None or i.kind.value == m[1])]
+    if m := _ORDINAL.fullmatch(w):  # "the first timer", "the second one": in the order they were set
+        kind = _KIND_WORDS.get(m[3] or "")
+        pool = sorted((i for i in items if kind is None or i.kind is kind), key=lambda i: (i.created_ms, i.id))
+        n = 2 if m[2] == "second" else int(m[1])
+        if not 1 <= n <= len(pool):
+            raise NoMatch(f"There is no {w} to cancel.")
+        return [pool[n - 1]]
     anaphoric = re.search(r"\b(?:it|that|this)\b", w) is not None  # "that reminder": the one just set
     latest = _LATEST.search(w) is not None
     words = re.sub(_FILLER, " ", _LATEST.sub(" ", w)).split()

@@ -93,7 +93,7 @@ def spoken_repeat(repeat: Repeat, first: datetime, clock: str) -> str:
 
 _DAY_NAMES = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 _PARTS = "(?P<part>morning|afternoon|evening|night)"
-_BEFORE_TIME = r"(?= at | on | in | alarm| reminder| wake|,|$)"  # "daily" and "weekly" only next to the moment
+_BEFORE_TIME = r"(?= at | on | in | to | alarm| reminder| wake|,|$)"  # "daily", "weekly" only by the moment or "to"
 #: (phrase, repeat); a weekday (group ``day``) or a part of the day (group ``part``) in the phrase stays in the moment
 _PHRASES: tuple[tuple[re.Pattern[str], Repeat], ...] = tuple(
     (re.compile("|".join(alternatives), re.IGNORECASE), r)

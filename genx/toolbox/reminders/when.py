@@ -5,8 +5,9 @@ bare clock time means its next occurrence ("7:30" at 8 o'clock is tomorrow's);
 an hour from 1 to 12 without am/pm means whichever of the two comes first
 ("at 7" at 3 PM is 7 PM). A part of the day stands for a time: morning 9:00,
 noon 12:00, afternoon 15:00, evening 19:00, tonight 20:00, night 21:00,
-midnight 0:00. "half past seven", "quarter to eight" and "(a) quarter past nine"
-are read too. Unreadable text raises :class:`~genx.errors.ToolFailure`.
+midnight 0:00. "In 20" is in 20 minutes, "six oh five" 6:05. "half past seven", "quarter to eight" and "(a) quarter past nine"
+are read too, with am/pm after them or not ("half past seven am"; "quarter to twelve pm" is 11:45).
+Unreadable text raises :class:`~genx.errors.ToolFailure`.
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ _MONTH_NAMES = "|".join(MONTHS)
 _LATE_PARTS = ("afternoon", "evening", "tonight", "night")
 
 _CLOCK = re.compile(r"(?:\bat\s+)?\b(\d{1,2})(?:(?:[:.h]|\s)(\d{2}))?\s*(a\s?m|p\s?m|o\s?clock)?(?![\w:])")
-_PAST_TO = re.compile(r"(?:\bat\s+)?(?:\ba\s+)?\b(half|quarter|\d{1,2})\s+(?:minutes?\s+)?(past|to|after)\s+(\d{1,2})\b")
+_PAST_TO = re.compile(
+    r"(?:\bat\s+)?(?:\ba\s+)?\b(half|quarter|\d{1,2})\s+(?:minutes?\s+)?(past|to|after)\s+(\d{1,2})\b(?:\s*([ap])\s?m\b)?"
+)
 _PART = re.compile(rf"\b(?:in the |at |this |tomorrow |)({'|'.join(PARTS_OF_DAY)}|midnight)\b")
 
 
@@ -46,7 +49,9 @@ def parse_when(text: str, now: datetime) -> Moment:
     t = re.sub(r"\bo['’ ]?clock\b", "oclock", t)
     t = re.sub(r"\b([ap])\.m\b\.?", r"\1m", t)
     t = re.sub(r"\bhalf (\d{1,2})\b(?! (?:minutes?|hours?|past|to|after))", r"\1:30", t)  # "half six" (British) = 6:30
+    t = re.sub(r"\b(\d{1,2}) o (\d)\b", r"\1:0\2", re.sub(r"\boh\b", "o", t))  # "six oh five" = 6:05
     t = re.sub(r"\b(?:from now|later)\b", "", t).strip()
+    t = re.sub(r"^in (\d+(?:\.\d+)?)$", r"in \1 minutes", t)  # "in 20" is 20 minutes from now, not 8 o'clock
     if not t:
         raise ToolFailure("When? Say a time like '7:30 am', 'tomorrow morning' or 'in 20 minutes'.")
     try:
@@ -82,9 +87,12 @@ def _clock_part(t: str, src: str) -> tuple[int, int, bool, str]:
     if m := _PAST_TO.search(t):
         minutes = {"half": 30, "quarter": 15}.get(m[1]) or int(m[1])
         hour = int(m[3])
+        if m[4] and 1 <= hour <= 12:  # am/pm belongs to the hour said: "quarter to 12 pm" is before noon
+            hour = hour % 12 + (12 if m[4] == "p" else 0)
         hour, minute = ((hour - 1) % 24, 60 - minutes) if m[2] == "to" else (hour, minutes)
         hour = _checked(hour, minute, src)
-        return _meridiem(hour, late, part), minute, not part and 1 <= hour <= 11, t[: m.start()] + t[m.end() :]
+        ambiguous = not part and not m[4] and 1 <= hour <= 11
+        return _meridiem(hour, late, part), minute, ambiguous, t[: m.start()] + t[m.end() :]
     found = [m for m in _CLOCK.finditer(t) if m[2] is not None or m[3] or m[0].startswith("at") or not _is_day_number(t, m)]
     for m in sorted(found, key=lambda m: not m[0].startswith("at")):  # "december 25 2026 at 9": the "at" one
         hour, minute, suffix = int(m[1]), int(m[2] or 0), (m[3] or "").replace(" ", "")

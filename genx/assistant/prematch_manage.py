@@ -1,0 +1,118 @@
+"""Pre-match phrasings that list or cancel timers, alarms and reminders: ``list_timers``, ``cancel_timer``.
+
+Each matcher takes the cleaned utterance (:func:`genx.assistant.prematch.clean_utterance`)
+and returns an :class:`~genx.assistant.intents.Intent` when the *whole* text is
+one of its phrasings. A list question may say "right now" or "currently"; a
+cancel may follow second thoughts ("actually, never mind, cancel it"). What a
+cancel names ("the pasta timer", "tomorrow's alarm", "it") is the ``which``
+slot, read by the tool (:func:`genx.toolbox.reminders.choose.choose`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from genx.assistant.intents import Intent
+from genx.toolbox.numwords import words_to_numbers
+
+__all__ = ["match_cancel", "match_list"]
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+_KINDS = r"(?:timers?|alarms?|reminders?|countdowns?)"
+_DAYS = r"(?:today|tomorrow|tonight|this week|the morning|tomorrow morning|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_MINE = (
+    r"(?:my |the |all |all my |all the |all of my |any |all of the )?(?:current |active |pending |running |upcoming |set |existing |open )?"
+    r"(?:recurring |repeating |daily |weekly |weekday |weekend |morning )?"
+)
+_LIST = [
+    _rx(rf"(?:list|show|show me|read|read out|read me|tell me|check|give me|display|see|view|what are|go through|review)(?: all)?(?: of)? "
+        rf"{_MINE}{_KINDS}(?: and {_KINDS})*(?: (?:i have|i've set|i set|that are set|that are running|running|set|pending|left|"
+        r"for today|for tomorrow|for tonight|for this week|today|tomorrow|please|now))?"),
+    _rx(rf"(?:what|which|any|how many) {_KINDS}(?: and {_KINDS})? (?:do i have|are (?:set|running|there|on|active|pending|left|coming up)|"
+        r"have i (?:got|set)|did i set|i have|have i|are coming up|are still running|are set for|are there for)"
+        rf"(?: (?:set |running |going |on )?(?:for |on )?{_DAYS}| set| running| going| on)?"),
+    _rx(rf"(?:do i have|are there|have i (?:got|set)|did i set|did you set|is there|got|any) (?:any |an |a )?{_KINDS}"
+        r"(?: set| running| on| left| active| pending| today| tomorrow| going)?"
+        rf"(?: (?:for |on )?{_DAYS})?"),
+    _rx(r"how (?:much time is|long is|much time|long|much longer|many (?:minutes|seconds|hours)(?: are| is)?)"
+        r"(?: left| remaining| to go)? (?:on|for|in) "
+        r"(?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
+    _rx(r"(?:what's |what is )?(?:the )?time (?:left|remaining) on (?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
+    _rx(r"how long (?:do i have |have i got |is it )?(?:until|till|before) (?:my |the )(?:next )?(?:[a-z0-9]+ )?(?:timer|alarm|countdown)s?"
+        r"(?: goes off| go off| rings?| is done| ends| finishes)?"),
+    _rx(r"how(?:'s| is| are) (?:my|the) (?:[a-z0-9]+ )?(?:timer|countdown)s? (?:doing|going|getting on|coming along)"),
+    _rx(r"(?:is|are) (?:my|the) (?:[a-z0-9]+ )?(?:timer|countdown)s? (?:done|finished|up|over)(?: yet)?"),
+    _rx(rf"are any {_KINDS} (?:set|running|on|active|pending)(?: now)?"),
+    _rx(r"(?:is|are) (?:my|the|an?|any) (?:[a-z0-9]+ )?(?:alarm|timer|reminder|countdown)s? (?:still )?"
+        rf"(?:set|on|running|going|active|ticking|counting)(?: now| still)?(?: (?:for |on )?{_DAYS})?"),
+    _rx(rf"what(?:'s| is) (?:the )?status of (?:my |the )?{_KINDS}"),
+    _rx(r"what(?:'s| is) (?:pending|scheduled|running|ticking)(?: right now| now)?|what are you timing(?: right now| now)?|"
+        r"(?:list|show me|tell me|show) (?:everything|all) (?:you're|you are|that you're|that is) (?:timing|counting down)"),
+    _rx(r"how much (?:time is|time do i have|longer is) left|how long is left"),
+    _rx(r"(?:what's|what is|how much is|how much time is) (?:left|remaining) on (?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
+    _rx(rf"what(?:'s| is| are) (?:on )?my {_KINDS}|(?:my |the )?{_KINDS} status|status of (?:my |the )?{_KINDS}|my {_KINDS}"),
+    _rx(r"when (?:is|does) (?:my|the) (?:next )?(?:alarm|timer|reminder)(?: set for| go off| ring)?"),
+    _rx(r"(?:for )?what time (?:is|are|does|do|will) (?:my|the) (?:next )?(?:[a-z0-9]+ )?(?:alarm|timer|reminder)s? "
+        r"(?:set for|set to|for|going to go off|going off|go off|ring|due)"),
+]  # fmt: skip
+_CANCEL_VERB = (
+    r"(?:cancel|stop|delete|remove|clear|turn off|switch off|shut off|kill|dismiss|get rid of|disable|scrap|drop|erase|"
+    r"abort|forget|forget about|silence|never ?mind|i don'?t need|we don'?t need|i don'?t want|i no longer need|no need for|"
+    r"no more)"
+)
+_WHICH = (
+    rf"(?P<which>(?:(?:the|my|all|all of|of|that|this|every|both|those|these)\s)*(?:[a-z0-9:']+ ){{0,3}}?{_KINDS}"
+    r"(?: \d+| number \d+| (?:called|named|for|about|at|to|on) [a-z0-9: ]+)?)"
+)
+#: Second thoughts said before a cancel, any number of them: "actually, never mind, cancel it", "forget it, stop the timer".
+_RETHINK = (
+    r"(?:(?:never ?mind|no|nope|wait|no wait|hold on|actually|oh|ok|okay|hmm|sorry|forget it|forget that|scratch that|"
+    r"on second thoughts?|i changed my mind|changed my mind|i've changed my mind)[ ,]+)*"
+)
+_CANCEL = [
+    _rx(rf"{_RETHINK}{_CANCEL_VERB} {_WHICH}(?: anymore| any more| please| now)?"),
+    _rx(rf"(?:turn|switch|shut) {_WHICH} off"),
+]
+
+
+#: Words that only say "at present" ("are there any timers running right now", "what alarms are currently set").
+_AT_PRESENT = _rx(r",? \b(?:right now|just now|at the moment|at present|currently|as of now|now)\b")
+
+
+def match_list(t: str) -> Intent | None:
+    bare = " ".join(_AT_PRESENT.sub(" ", t).split())
+    return Intent("list_timers", {}) if any(rx.fullmatch(s) for rx in _LIST for s in (t, bare)) else None
+
+
+#: "cancel it", "never mind": no item named; the tool takes the only one or the one just set, else asks which.
+_CANCEL_IT = _rx(
+    rf"{_RETHINK}(?:(?:cancel|delete|remove|scrap|scratch|undo|call off|drop|kill|get rid of|dismiss|silence|abort|erase|clear) "
+    r"(?:it|that|this|that one|this one)"
+    r"(?: please| now| actually)?|never ?mind(?: that| it)?)"
+)
+#: Everything there is to cancel: the tool's "all".
+_CANCEL_ALL = _rx(rf"{_RETHINK}cancel (?:everything|all of them|them all|all of it|the lot)(?: please| now)?")
+_CANCEL_LAST = _rx(
+    r"(?:cancel|delete|remove|scrap|undo|drop|kill|stop) (?P<which>the (?:last|latest|most recent) (?:one|timer|alarm|reminder)|"
+    r"the (?:one|timer|alarm|reminder|countdown) (?:i|you) just (?:set|made|added|started|created))"
+)
+
+
+_POSSESSIVE = re.compile(r"(?<=\w)'s\b")  # "tomorrow's alarm" is the alarm for tomorrow
+
+
+def match_cancel(t: str) -> Intent | None:
+    if _CANCEL_IT.fullmatch(t):
+        return Intent("cancel_timer", {})
+    if _CANCEL_ALL.fullmatch(t):
+        return Intent("cancel_timer", {"which": "all"})
+    if m := _CANCEL_LAST.fullmatch(t):
+        return Intent("cancel_timer", {"which": m["which"]})
+    for rx in _CANCEL:
+        if m := rx.fullmatch(words_to_numbers(t)):
+            return Intent("cancel_timer", {"which": _POSSESSIVE.sub("", re.sub(r"\bnumber (?=\d)", "", m["which"])).strip()})
+    return None

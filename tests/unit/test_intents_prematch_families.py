@@ -1,0 +1,222 @@
+"""The pre-match on phrasing families for the clock, the calendar and numbers: statement order, fronted dates, mixed units.
+
+Each family is one rule; the utterances here are new phrasings of it, not the
+bench's. Slots are compared by meaning with the bench's scorer
+(:func:`bench.tool_slots.slots_ok`, its fixed "now" Tuesday 3 March 2026 10:00
+in Paris), expected values written here by hand. Timers, alarms, reminders and
+chat: ``test_intents_prematch_families_timers.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from genx.assistant import prematch
+from tests.prematch_checks import check_prematch as _check
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("Lisbon, what time is it there", {"place": "Lisbon"}),
+        ("and in Nairobi, what's the time", {"place": "Nairobi"}),
+        ("what time is it on the west coast", {"place": "America/Los_Angeles"}),
+        ("what time would it be in Seoul", {"place": "Seoul"}),
+        ("what's the time back home", {}),
+        ("my aunt lives in Toronto, what time is it there", {"place": "Toronto"}),
+        ("what's the time where my cousin works, in Dubai", {"place": "Dubai"}),
+        ("is it too late in Sydney right now", {"place": "Sydney"}),
+        ("what's the time, in Rome", {"place": "Rome"}),
+        ("what time is it in Lima, I wonder", {"place": "Lima"}),
+    ],
+)
+def test_time_questions_with_the_place_first_on_a_coast_or_back_home_go_to_the_clock(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "current_time", slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("Ten days from now, what's the date?", {"date": "13 March 2026"}),
+        ("two weeks before Easter, what date is that", {"date": "22 March 2026"}),
+        ("next Tuesday, what day of the month will that be", {"date": "10 March 2026"}),
+        ("on Christmas, what day of the week is it", {"date": "25 December 2026"}),
+    ],
+)
+def test_a_date_said_before_its_question_goes_to_the_calendar_with_that_date(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "date_info", slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("is Christmas on the 25th", {"date": "25 December 2026"}),
+        ("was yesterday the second", {"date": "2 March 2026"}),
+        ("is tomorrow the twenty-first", {"date": "4 March 2026"}),
+        ("is this coming Saturday the 7th", {"date": "7 March 2026"}),
+    ],
+)
+def test_asking_whether_a_day_falls_on_a_day_of_the_month_reads_that_day(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "date_info", slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("tell me what day it was yesterday", {"date": "2 March 2026"}),
+        ("can you tell me what the date will be in ten days", {"date": "13 March 2026"}),
+        ("I want to know what day it will be in two weeks", {"date": "17 March 2026"}),
+        ("what day is it going to be tomorrow", {"date": "4 March 2026"}),
+        ("I was wondering if you could tell me what day it'll be on Friday", {"date": "6 March 2026"}),
+    ],
+)
+def test_day_questions_in_statement_order_after_tell_me_go_to_the_calendar(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "date_info", slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("what's tomorrow's date", {"date": "4 March 2026"}),
+        ("what was last Monday's date", {"date": "2 March 2026"}),
+        ("what weekday is next friday's date", {"date": "6 March 2026"}),
+        ("what's the date this coming Saturday", {"date": "7 March 2026"}),
+        ("is tomorrow Wednesday", {"date": "4 March 2026"}),
+    ],
+)
+def test_possessive_and_coming_days_read_as_the_day_they_name(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "date_info", slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("which date is the second Sunday of May", {"date": "10 May 2026"}),
+        ("when is the last Friday of the month", {"date": "27 March 2026"}),
+        ("what day did New Year's Day fall on last year", {"date": "1 January 2025"}),
+        ("what will the date be two weeks from Monday", {"date": "23 March 2026"}),
+        ("what's the date going to be on Sunday", {"date": "8 March 2026"}),
+        ("what's 60 days from today", {"date": "2 May 2026"}),
+        ("what's the day and date", {}),
+        ("is it Wednesday tomorrow", {"date": "4 March 2026"}),
+        ("what day is the day after Boxing Day", {"date": "27 December 2026"}),
+        ("how many days until the 20th of next month", {"date": "20 April 2026"}),
+        ("what's the date a week on Thursday", {"date": "12 March 2026"}),
+        ("what day of the week is our anniversary, the 9th of June", {"date": "9 June 2026"}),
+        ("how long ago was the fall of the Berlin wall, 9 November 1989", {"date": "9 November 1989"}),
+        ("what day was the 25th of December in 1999", {"date": "25 December 1999"}),
+    ],
+)
+def test_nth_weekdays_last_year_and_will_be_questions_go_to_the_calendar(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "date_info", slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("tell me how many kilometers 26 miles is", (26, "mile", "km")),
+        ("I wonder what 100 fahrenheit is in celsius", (100, "fahrenheit", "celsius")),
+        ("do you know what five feet would be in centimeters", (5, "foot", "cm")),
+        ("could you tell me what 3 cups are in milliliters", (3, "cup", "ml")),
+        ("in pounds, how much is 30 kilos", (30, "kg", "pound")),
+        ("how much does 12 stone weigh in kilograms", (12, "stone", "kg")),
+    ],
+)
+def test_conversions_in_statement_order_or_with_the_unit_wanted_first_get_the_value_and_both_units(
+    text: str, want: tuple[float, str, str]
+) -> None:
+    _check(text, "convert_units", {"value": want[0], "from_unit": want[1], "to_unit": want[2]})
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("how many tablespoons in a quarter cup", (0.25, "cup", "tablespoon")),
+        ("one and a half pounds in grams", (1.5, "pound", "gram")),
+        ("three quarters of a cup in ml", (0.75, "cup", "ml")),
+        ("convert two and a half miles to km", (2.5, "mile", "km")),
+        ("how many grams is a third of a pound", (1 / 3, "pound", "gram")),
+    ],
+)
+def test_fractions_said_in_words_are_the_value_converted(text: str, want: tuple[float, str, str]) -> None:
+    _check(text, "convert_units", {"value": want[0], "from_unit": want[1], "to_unit": want[2]})
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("what is 6 feet 2 inches in centimeters", (6 + 2 / 12, "foot", "cm")),
+        ("how many centimeters is five foot eleven", (5 + 11 / 12, "foot", "cm")),
+        ("what's 11 stone 4 pounds in kilograms", (11 + 4 / 14, "stone", "kg")),
+        ("convert 7 pounds 8 ounces to kilograms", (7.5, "pound", "kg")),
+        ("how many minutes is 2 hours 30 minutes", (2.5, "hour", "minute")),
+        ("what's 5'9 in centimeters", (5.75, "foot", "cm")),
+        ("a mile and a half in kilometers", (1.5, "mile", "km")),
+    ],
+)
+def test_an_amount_in_two_units_is_converted_whole(text: str, want: tuple[float, str, str]) -> None:
+    _check(text, "convert_units", {"value": want[0], "from_unit": want[1], "to_unit": want[2]})
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("how many grams of flour is 4 ounces", (4, "ounce", "gram")),
+        ("convert 3 cups of milk to millilitres", (3, "cup", "ml")),
+    ],
+)
+def test_what_is_measured_after_a_unit_is_not_part_of_the_unit(text: str, want: tuple[float, str, str]) -> None:
+    _check(text, "convert_units", {"value": want[0], "from_unit": want[1], "to_unit": want[2]})
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("how many ounces in a pint", (1, "pint", "fluid ounce")),
+        ("what's 20 degrees in fahrenheit", (20, "celsius", "fahrenheit")),
+        ("convert 98 degrees to celsius", (98, "fahrenheit", "celsius")),
+    ],
+)
+def test_ounces_of_a_volume_and_bare_degrees_of_a_temperature_get_the_unit_they_mean(
+    text: str, want: tuple[float, str, str]
+) -> None:
+    _check(text, "convert_units", {"value": want[0], "from_unit": want[1], "to_unit": want[2]})
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("i'm curious what 5 times 7 is", 35), ("tell me what 12 percent of 300 is", 36), ("do you know how much 45 divided by 9 is", 5)],
+)
+def test_arithmetic_in_statement_order_is_calculated(text: str, value: float) -> None:
+    _check(text, "calculate", {"expression": value})
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("what's half a dozen plus a dozen", 18),
+        ("what is 4 dozen", 48),
+        ("what's two and a half times four", 10),
+        ("what's 12 divided by a half", 24),
+        ("what's three eighths of 40", 15),
+        ("what is a tenth of 90", 9),
+        ("what's five sixths of 36", 30),
+        ("what's 10 plus 20 all divided by 3", 10),
+        ("multiply 9 and 3", 27),
+        ("what's 2 point 5 times 4", 10),
+        ("if we split 60 pounds four ways how much does each of us pay", 15),
+        ("what's 9 minus 4, times 3", 15),
+        ("what's the average of 4, 8 and 12", 8),
+        ("what's 15 percent tip on a 60 dollar bill", 9),
+        ("how much should I tip on 40 dollars at 20 percent", 8),
+    ],
+)
+def test_dozens_fractions_and_grouping_said_in_words_are_calculated(text: str, value: float) -> None:
+    _check(text, "calculate", {"expression": value})
+
+
+def test_a_division_by_zero_goes_to_the_calculator_which_says_it_has_no_answer() -> None:
+    got = prematch("what's 7 divided by zero")
+    assert got is not None and got.tool == "calculate"

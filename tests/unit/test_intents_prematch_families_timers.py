@@ -1,0 +1,218 @@
+"""The pre-match on phrasing families for timers, alarms and reminders, around any request, and chat that only looks like one.
+
+Commas as pauses, spoken clock times, second thoughts before a cancel, a scene
+set before the request, greetings and hedges. New phrasings of each family,
+not the bench's; slots compared by meaning (:func:`bench.tool_slots.slots_ok`,
+"now" Tuesday 3 March 2026 10:00 in Paris), expected values written by hand.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from genx.assistant import prematch
+from tests.prematch_checks import check_prematch as _check
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "slots"),
+    [
+        ("I'm boiling eggs, set a timer for seven minutes", "set_timer", {"duration": "7 minutes"}),
+        ("we took the cake out, cancel the oven timer", "cancel_timer", {"which": "oven"}),
+        ("I have a call soon, what time is it", "current_time", {}),
+        ("set a reminder for Monday at 10: dentist", "set_reminder", {"text": "dentist", "when": "Monday at 10"}),
+    ],
+)
+def test_a_request_after_a_scene_setting_clause_or_a_colon_is_the_request(text: str, tool: str, slots: dict[str, Any]) -> None:
+    _check(text, tool, slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("set a timer, ten minutes, for the laundry", {"duration": "10 minutes", "label": "laundry"}),
+        ("start a tea timer, three minutes", {"duration": "3 minutes", "label": "tea"}),
+        ("timer for the pasta, 8 minutes", {"duration": "8 minutes", "label": "pasta"}),
+        ("set a timer, for the eggs, seven minutes", {"duration": "7 minutes", "label": "eggs"}),
+        ("a countdown, ninety seconds", {"duration": "90 seconds"}),
+        ("could I get a little timer going, four minutes", {"duration": "4 minutes"}),
+        ("set an alarm, 6 am, called gym", {"time": "6 am", "label": "gym"}),
+        ("set a timer for 9 minutes and call it rice", {"duration": "9 minutes", "label": "rice"}),
+        ("set a 3 minute timer and name it tea", {"duration": "3 minutes", "label": "tea"}),
+        ("set an alarm for 6 am, label it run", {"time": "6 am", "label": "run"}),
+    ],
+)
+def test_a_length_and_a_name_split_by_commas_or_call_it_are_read_apart(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "set_alarm" if "alarm" in text else "set_timer", slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("set a timer for the eggs for 6 minutes", {"duration": "6 minutes", "label": "eggs"}),
+        ("set a timer to go off in 15 minutes", {"duration": "15 minutes"}),
+        ("start a countdown that ends in 20 seconds", {"duration": "20 seconds"}),
+        ("set a timer for three quarters of an hour", {"duration": "45 minutes"}),
+        ("set a timer for 1 hour 20", {"duration": "80 minutes"}),
+        ("set a timer for a half hour", {"duration": "30 minutes"}),
+        ("put fifteen minutes on the timer", {"duration": "15 minutes"}),  # "on the" is no name
+        ("give me 2 minutes on a timer", {"duration": "2 minutes"}),
+    ],
+)
+def test_timer_lengths_said_loosely_are_read_whole(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "set_timer", slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "time"),
+    [
+        ("wake me at quarter to seven tomorrow", "tomorrow at 6:45 am"),
+        ("wake me up at twenty past five", "5:20 am"),
+        ("get me up at half past eight", "8:30 am"),
+        ("wake me up at half past seven pm", "7:30 pm"),  # said: kept
+        ("set a wake up alarm for 6", "6 am"),
+        ("make sure I'm up by half past five", "5:30 am"),
+    ],
+)
+def test_a_wake_up_at_a_spoken_clock_time_is_in_the_morning(text: str, time: str) -> None:
+    _check(text, "set_alarm", {"time": time})
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("remind me in twenty minutes, check the oven", {"text": "check the oven", "when": "in 20 minutes"}),
+        ("remind me tomorrow, pay the rent", {"text": "pay the rent", "when": "tomorrow"}),
+    ],
+)
+def test_a_comma_between_a_reminders_moment_and_its_text_is_a_pause(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "set_reminder", slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("remind me on the 5th of May to book the hotel", {"text": "book the hotel", "when": "5 May"}),
+        ("remind me the day after tomorrow to water the plants", {"text": "water the plants", "when": "5 March at 9 am"}),
+        ("remind me to ring the garage in two hours' time", {"text": "ring the garage", "when": "in 2 hours"}),
+        ("remind me to stir the soup in 20", {"text": "stir the soup", "when": "in 20 minutes"}),
+        ("remind me of the parents' evening on Thursday", {"text": "the parents' evening", "when": "Thursday"}),
+        ("remind me daily to feed the cat at 7 am", {"text": "feed the cat", "when": "7 am", "repeat": "daily"}),
+    ],
+)
+def test_reminder_moments_said_with_a_date_a_day_phrase_or_a_bare_count_read_whole(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "set_reminder", slots)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what alarms are currently set",
+        "are there any reminders at the moment",
+        "which timers are running now",
+        "what time is my alarm set for",
+        "what time does my alarm go off",
+        "is there an alarm set for tomorrow",
+        "did I set an alarm",
+        "how many minutes left on the timer",
+    ],
+)
+def test_questions_about_what_is_set_now_or_when_it_rings_list_the_timers(text: str) -> None:
+    _check(text, "list_timers", {})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what alarms have I got going",
+        "which reminders do I have set for Friday",
+        "how's the rice timer doing",
+        "is the egg timer done yet",
+        "how long till my alarm",
+        "how long do I have until the timer goes off",
+        "is my alarm on for Monday",
+    ],
+)
+def test_how_a_timer_is_doing_and_what_is_set_for_a_day_list_the_timers(text: str) -> None:
+    _check(text, "list_timers", {})
+
+
+@pytest.mark.parametrize(
+    ("text", "which"),
+    [
+        ("on second thought, delete the pasta timer", "pasta"),
+        ("no no, scrap that", ""),
+        ("hmm, actually, never mind, cancel it", ""),
+        ("oh, forget it, silence the alarm", "alarm"),
+        ("changed my mind, dismiss that", ""),
+        ("cancel tomorrow's alarm", "tomorrow"),
+        ("cancel them all", "all"),
+        ("I don't want the alarm anymore", "alarm"),
+        ("no need for the pasta timer any more", "pasta"),
+    ],
+)
+def test_a_cancel_after_second_thoughts_cancels(text: str, which: str) -> None:
+    _check(text, "cancel_timer", {"which": which} if which else {})
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "slots"),
+    [
+        ("um, could you maybe set a timer for 4 minutes", "set_timer", {"duration": "4 minutes"}),
+        ("would you be able to tell me the time in Oslo", "current_time", {"place": "Oslo"}),
+        ("can you do me a favour and convert 3 miles to km", "convert_units", {"value": 3, "from_unit": "mile", "to_unit": "km"}),
+        ("hi there, what's 6 times 8", "calculate", {"expression": 48}),
+        ("good evening, what's the date", "date_info", {}),
+        ("let me see, what's 20 percent of 90", "calculate", {"expression": 18}),
+        ("yeah, cancel the alarm", "cancel_timer", {"which": "alarm"}),
+        ("alexa, what time is it", "current_time", {}),
+        ("could you help me set a timer for 3 minutes", "set_timer", {"duration": "3 minutes"}),
+        ("and how many feet are in a yard", "convert_units", {"value": 1, "from_unit": "yard", "to_unit": "foot"}),
+        ("what's the time please and thank you", "current_time", {}),
+        ("set an alarm for six oh five", "set_alarm", {"time": "6:05"}),
+        ("wake me at seven oh five", "set_alarm", {"time": "7:05 am"}),
+    ],
+)
+def test_greetings_hedges_and_thanks_around_a_request_do_not_hide_it(text: str, tool: str, slots: dict[str, Any]) -> None:
+    _check(text, tool, slots)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the timer, 10 minutes ago, went off",
+        "set a timer, I'm cooking",
+        "set a timer I'm cooking",
+        "forget it, I'll do it myself",
+        "actually, never mind, I'll ask later",
+        "on second thought, tell me a joke",
+        "forget about it, cancel the meeting",
+        "next Friday, what are we doing",
+        "my birthday, what day is it",
+        "the meeting, what time is it",
+        "I'm flying to Tokyo, what time is it there",  # which place "there" is, the clause does not say
+        "I set a timer for 10 minutes, but it never went off",
+        "we lost the game, what a shame",
+        "my mom, what time is it there",
+        "I'm 6 feet 2 inches tall",
+        "three quarters of the class passed",
+        "add 5 minutes to the pasta timer",  # no tool lengthens a running timer
+        "delete everything",  # the conversation? the memory? not only timers
+        "I don't want the alarm clock you recommended",
+        "I'm up at 7 most days",
+        "is this the first time",
+        "is Friday a holiday",
+        "I wonder why the sky is blue",
+        "good evening",
+        "can you remind me what the",  # a cut-off question: "the" is no moment
+        "hey there",
+        "there are 5 timers in the kitchen",
+        "yes",
+        "what time is the match tonight",
+        "what's 5 minutes from now",
+    ],
+)
+def test_chat_with_those_families_words_is_no_tool_request(text: str) -> None:
+    assert prematch(text) is None
