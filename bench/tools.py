@@ -18,6 +18,7 @@ is the assistant's own path: the pre-match, then the guarded model fallback
 (:func:`genx.assistant.fallback.model_fallback`). Run it on an idle machine: 2 cores, other load
 skews the latencies. ``tools_heldout3.jsonl`` and ``tools_heldout4.jsonl`` were written blind, by a writer
 who had not seen the router's code or results; set 4 is kept untuned (nobody tunes on it).
+``tools_heldout5.jsonl`` (147 utterances) was written blind too, by a writer who had not seen the router's code or results.
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ def time_ask(texts: list[str]) -> list[float]:
     return out
 
 
-SETS = ("heldout", "heldout2", "heldout3", "heldout4", "tuning")
+SETS = ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "tuning")
 
 
 def _table(results: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
