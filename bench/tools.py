@@ -19,7 +19,8 @@ is the assistant's own path: the pre-match, then the guarded model fallback
 skews the latencies. ``tools_heldout3.jsonl`` and ``tools_heldout4.jsonl`` were written blind, by a writer
 who had not seen the router's code or results. Set 4 was kept untuned until the fifth round, which tuned on
 it (its failures fixed by general rules, each with new phrasings in the unit tests): it no longer measures
-unseen data; the next blind set does.
+unseen data. ``tools_heldout5.jsonl`` (147 utterances) was written blind too, during that round, by a writer
+who had not seen the router's code or results, and nobody looked at its results before the round was merged.
 """
 
 from __future__ import annotations
@@ -112,7 +113,7 @@ def time_ask(texts: list[str]) -> list[float]:
     return out
 
 
-SETS = ("heldout", "heldout2", "heldout3", "heldout4", "tuning")
+SETS = ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "tuning")
 
 
 def _table(results: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
