@@ -85,12 +85,34 @@ def content_words(text: str) -> list[str]:
     return [w for w in words(text) if len(w) > 1 and w not in _ONE_WORD_BACKCHANNELS]
 
 
+_CASED_WORD = re.compile(r"[A-Za-z][A-Za-z']*")
+_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+)[\"'(]*([A-Za-z][A-Za-z']*)")
+
+
+def named_words(text: str) -> set[str]:
+    """Words ``text`` writes as names: capitalised inside a sentence, or in capitals ("MMC App", "and the Meechan").
+
+    Whisper writes a murmur or a breath over the answer as a name or an acronym more than as anything else;
+    a real interruption's request is in lower-case words ("what about Paris": "what", "about").
+    """
+    starts = {m.start(1) for m in _SENTENCE_START.finditer(text)}
+    out: set[str] = set()
+    for m in _CASED_WORD.finditer(text):
+        w = m.group()
+        if w == "I" or w.startswith("I'") or len(w) < 2:
+            continue
+        if w.isupper() or (w[0].isupper() and m.start() not in starts):
+            out.add(w.lower())
+    return out
+
+
 def is_interruption(text: str, voiced_ms: float, *, after_ms: float, min_words: int = MIN_WORDS) -> bool:
     """Speech over the answer with transcript ``text`` (so far) and ``voiced_ms`` of voiced audio: a real interruption?"""
     meaning = classify(text)
     if meaning == "stop" or voiced_ms >= after_ms:
         return True
-    said = set(content_words(text))  # distinct: Whisper repeats what it makes of a murmur ("Amen. Amen.")
+    # distinct (Whisper repeats what it makes of a murmur: "Amen. Amen."), and not names (see named_words)
+    said = set(content_words(text)) - named_words(text)
     return meaning == "words" and len(said) >= min_words and any(w not in FUNCTION_WORDS for w in said)
 
 
@@ -103,5 +125,6 @@ __all__ = [
     "classify",
     "content_words",
     "is_interruption",
+    "named_words",
     "words",
 ]

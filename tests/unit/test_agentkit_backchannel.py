@@ -59,6 +59,12 @@ def test_words_over_the_answer_are_classified_by_the_table(text: str, meaning: s
         ("and me", 500, False),
         ("Amen. Amen.", 600, False),  # the same odd word twice is still one
         ("No, no.", 400, True),  # ... but only words that carry nothing of their own (a murmured "mm-hm")
+        ("MMC App", 500, False),  # names and acronyms: what Whisper wrote for murmurs over the answer
+        ("and the Meechan.", 500, False),
+        ("Sorry, Tuhan.", 500, False),
+        ("What about Paris?", 500, True),  # a name in a request still lets its other words count
+        ("Parley, what is that?", 500, True),  # (a sentence's first word is not a name by its capital)
+        ("I'm bored, tell me a joke", 500, True),
     ],
 )
 def test_an_interruption_needs_a_stop_phrase_enough_words_or_enough_speech(text: str, voiced_ms: float, interrupts: bool) -> None:
