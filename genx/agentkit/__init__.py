@@ -8,7 +8,7 @@ canceller and gate, mute, pre-roll), :mod:`.router` (VAD / push-to-talk routes,
 pause flush via :mod:`.pauses`, utterance cap), :mod:`.asr_feed` (utterance
 routes to the ASR, transcripts back, ASR timeouts), :mod:`.turn_manager` (a
 state machine: turn open/join, barge-in admission, end of turn, held answers),
-:mod:`.answers` (generation → TTS → player, watchdog, the ordered cut),
+:mod:`.answers` (generation → TTS → player, watchdog; the ordered cut in :mod:`.answer_cut`),
 :mod:`.heard` (player positions → heard text, echo far end), :mod:`.recorder`
 (history, store, metrics, prompt prefill), :mod:`.wake` (the wake word gate before the VAD), :mod:`.memory_link` (long-term
 memory: recall into each answer's context, recorded turns out to extraction), :mod:`.announce` (fired timers spoken
