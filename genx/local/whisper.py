@@ -59,6 +59,11 @@ class WhisperOptions:
     initial_prompt: str | None = None  # fixed text before every clip (vocabulary hints)
     context_prompt: bool = False  # finals: the route's prompt (the conversation's last turn) as Whisper's previous text
     prompt_words: int = 40  # at most this many of its last words
+    # beam search (both the short-window and the 30 s path; CTranslate2's ``generate`` options)
+    patience: float = 1.0  # a beam stops after patience x beam finished hypotheses
+    length_penalty: float = 1.0  # a hypothesis scores its log-probability over length**length_penalty
+    repetition_penalty: float = 1.0  # > 1 makes tokens already generated less likely
+    no_repeat_ngram_size: int = 0  # > 0: no n-gram of this size is generated twice
     no_speech_threshold: float | None = 0.6
     log_prob_threshold: float | None = -1.0
     # encoder window (s) for clips that fit it with window_margin_s to spare; None = always 30 s (see WhisperDecoder)
@@ -70,6 +75,16 @@ class WhisperOptions:
 
     def beam(self, final: bool) -> int:
         return (self.final_beam_size or self.beam_size) if final else self.beam_size
+
+    def search(self, final: bool) -> dict[str, Any]:
+        """The search options of one decode, by the names CTranslate2's ``generate`` and faster-whisper's ``transcribe`` share."""
+        return {
+            "beam_size": self.beam(final),
+            "patience": self.patience,
+            "length_penalty": self.length_penalty,
+            "repetition_penalty": self.repetition_penalty,
+            "no_repeat_ngram_size": self.no_repeat_ngram_size,
+        }
 
     def previous_text(self, final: bool, prompt: str) -> str:
         """What Whisper is told came before the clip: the fixed prompt, then (finals) the context's last words."""
@@ -193,7 +208,7 @@ class WhisperDecoder:
             res = model.model.generate(
                 enc,
                 [prompt],
-                beam_size=o.beam(final),
+                **o.search(final),
                 max_length=max_length,
                 return_scores=True,
                 return_no_speech_prob=True,
@@ -205,7 +220,7 @@ class WhisperDecoder:
             log.warning("Whisper short-window decoding unavailable (%s); using 30 s windows", exc)
             return None
         tokens = res.sequences_ids[0]
-        avg_logprob = res.scores[0] * len(tokens) / (len(tokens) + 1)
+        avg_logprob = res.scores[0] * len(tokens) ** o.length_penalty / (len(tokens) + 1)  # as faster-whisper recovers it
         if o.no_speech_threshold is not None and res.no_speech_prob > o.no_speech_threshold:
             if o.log_prob_threshold is None or avg_logprob <= o.log_prob_threshold:
                 return ""
@@ -220,7 +235,7 @@ class WhisperDecoder:
         segments, _info = model.transcribe(
             audio,
             language=o.language,
-            beam_size=o.beam(final),
+            **o.search(final),
             without_timestamps=True,
             condition_on_previous_text=False,
             vad_filter=False,

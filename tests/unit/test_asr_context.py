@@ -156,6 +156,47 @@ def test_the_30_s_fallback_gets_the_same_beam_and_prompt(monkeypatch: pytest.Mon
     assert (partial["beam_size"], partial["initial_prompt"]) == (1, "Parley.")
 
 
+SEARCH = {"patience": 2.0, "length_penalty": 0.8, "repetition_penalty": 1.1, "no_repeat_ngram_size": 3}
+
+
+def test_the_search_options_reach_the_short_window_decode(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    dec, model = fake_decoder(monkeypatch, tmp_path, final_beam_size=5, **SEARCH)
+    dec.decode(AUDIO, True)
+    (call,) = model.model.generated
+    assert {k: call[k] for k in SEARCH} == SEARCH
+    assert call["beam_size"] == 5
+    assert model.transcribed == []
+
+
+def test_the_search_options_reach_the_30_s_decode(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    dec, model = fake_decoder(monkeypatch, tmp_path, final_beam_size=5, window_s=None, **SEARCH)
+    dec.decode(AUDIO, True)
+    (call,) = model.transcribed
+    assert {k: call[k] for k in SEARCH} == SEARCH
+    assert call["beam_size"] == 5
+
+
+def test_the_search_options_are_keywords_faster_whisper_and_ctranslate2_accept() -> None:
+    import inspect
+
+    import ctranslate2
+    from faster_whisper import WhisperModel
+
+    names = set(WhisperOptions().search(True))
+    assert names <= set(inspect.signature(WhisperModel.transcribe).parameters)
+    assert all(f"{n}:" in (ctranslate2.models.Whisper.generate.__doc__ or "") for n in names)
+
+
+def test_a_length_penalty_is_undone_before_the_no_speech_rule(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """CTranslate2 scores a hypothesis as sum(logprob) / len**length_penalty; the rule reads sum(logprob) / (len + 1)."""
+    dec, model = fake_decoder(monkeypatch, tmp_path, length_penalty=0.5)
+    # two tokens: a sum of -3.3 averages -1.1 over 3 (below the -1.0 threshold: silence), -2.7 averages -0.9 (speech)
+    monkeypatch.setattr(model.model, "generate", lambda *a, **k: [FakeResult([[1, 2]], [-3.3 / 2**0.5], no_speech_prob=0.9)])
+    assert dec.decode(AUDIO, True) == ""
+    monkeypatch.setattr(model.model, "generate", lambda *a, **k: [FakeResult([[1, 2]], [-2.7 / 2**0.5], no_speech_prob=0.9)])
+    assert dec.decode(AUDIO, True) == "heard words"
+
+
 def test_asr_settings_options_reach_the_whisper_options(tmp_path: Path) -> None:
     from genx.modelloader.specs import AsrSpec
 
