@@ -15,6 +15,8 @@ from bench.wer import edit_distance, normalize, number_words, wer, word_errors
         ("144", "one hundred forty four"),
         ("In 2026, 1,000 people.", "in two thousand twenty six one thousand people"),
         ("'Quoted' words", "quoted words"),
+        ("About 12.4 miles.", "about twelve point four miles"),
+        ("Only 10% of it, 3.", "only ten percent of it three"),
         ("  ", ""),
     ],
 )
