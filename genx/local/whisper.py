@@ -57,6 +57,7 @@ class WhisperOptions:
     beam_size: int = 1  # partials (and finals unless final_beam_size is set)
     final_beam_size: int | None = None  # None = beam_size
     initial_prompt: str | None = None  # fixed text before every clip (vocabulary hints)
+    final_initial_prompt: str | None = None  # finals: this fixed text instead (None = initial_prompt); partials never see it
     context_prompt: bool = False  # finals: the route's prompt (the conversation's last turn) as Whisper's previous text
     prompt_words: int = 40  # at most this many of its last words
     # beam search (both the short-window and the 30 s path; CTranslate2's ``generate`` options)
@@ -88,7 +89,8 @@ class WhisperOptions:
 
     def previous_text(self, final: bool, prompt: str) -> str:
         """What Whisper is told came before the clip: the fixed prompt, then (finals) the context's last words."""
-        parts = [self.initial_prompt.strip()] if self.initial_prompt and self.initial_prompt.strip() else []
+        fixed = self.final_initial_prompt if final and self.final_initial_prompt is not None else self.initial_prompt
+        parts = [fixed.strip()] if fixed and fixed.strip() else []
         if final and self.context_prompt and prompt.strip():
             parts.append(" ".join(prompt.split()[-max(1, self.prompt_words) :]))
         return " ".join(parts)

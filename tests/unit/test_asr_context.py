@@ -156,6 +156,28 @@ def test_the_30_s_fallback_gets_the_same_beam_and_prompt(monkeypatch: pytest.Mon
     assert (partial["beam_size"], partial["initial_prompt"]) == (1, "Parley.")
 
 
+@pytest.mark.parametrize("window_s", [10.0, None])
+def test_a_final_initial_prompt_precedes_the_last_turn_on_finals_and_partials_keep_the_initial_prompt(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, window_s: float | None
+) -> None:
+    opts = {"context_prompt": True, "initial_prompt": "Parley.", "final_initial_prompt": "Okay, please.", "window_s": window_s}
+    dec, model = fake_decoder(monkeypatch, tmp_path, **opts)
+    dec.decode(AUDIO, True, "Hello there.")
+    dec.decode(AUDIO, False, "Hello there.")
+    if window_s is None:
+        assert [c["initial_prompt"] for c in model.transcribed] == ["Okay, please. Hello there.", "Parley."]
+    else:  # one token per word: 1000 + its length
+        final, partial = (c["prompt"] for c in model.model.generated)
+        assert final == [50361, 1005, 1007, 1005, 1006, 50258, 50363]  # "Okay," "please." "Hello" "there."
+        assert partial == [50361, 1007, 50258, 50363]  # "Parley."
+
+
+def test_without_an_initial_prompt_partials_get_no_previous_text(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    dec, model = fake_decoder(monkeypatch, tmp_path, final_initial_prompt="Okay, please.")
+    dec.decode(AUDIO, False, "Hello there.")
+    assert model.model.generated[0]["prompt"] == [50258, 50363]
+
+
 SEARCH = {"patience": 2.0, "length_penalty": 0.8, "repetition_penalty": 1.1, "no_repeat_ngram_size": 3}
 
 

@@ -76,7 +76,7 @@ def test_the_bench_variant_parts_set_the_search_and_prompt_options() -> None:
     from bench.asr_wer import INITIAL_PROMPTS, variant
 
     v = variant("base-beam5-prompt-init1-pat1.5-lp0.8-rp1.1-nr3-pw20", "/models/base")
-    assert (v.final_beam_size, v.initial_prompt, v.patience, v.length_penalty) == (5, INITIAL_PROMPTS[1], 1.5, 0.8)
+    assert (v.final_beam_size, v.final_initial_prompt, v.patience, v.length_penalty) == (5, INITIAL_PROMPTS[1], 1.5, 0.8)
     assert (v.repetition_penalty, v.no_repeat_ngram_size, v.prompt_words) == (1.1, 3, 20)
     with pytest.raises(ValueError, match="unknown part"):
         variant("tiny-init99", None)
@@ -86,4 +86,4 @@ def test_the_default_asr_initial_prompt_is_the_one_the_bench_measured_as_init1()
     from app.settings import default_asr
     from bench.asr_wer import INITIAL_PROMPTS
 
-    assert default_asr()[0].options["initial_prompt"] == INITIAL_PROMPTS[1]
+    assert default_asr()[0].options["final_initial_prompt"] == INITIAL_PROMPTS[1]
