@@ -22,6 +22,7 @@ Usage: ``python bench/asr_wer.py [--quick] [--renditions 2] [--variants tiny,bas
 (``--quick``: every fourth question (15 clips), three variants; under a minute on 2 cores.)
 Column ``cpu ms``: process CPU time per final (p50; all threads), a load-independent measure of the work.
 Column ``30s``: clips whose short-window transcript looked hallucinated and were decoded again in 30 s.
+Column ``echo``: finals that only repeated the context prompt's words and were decoded again without previous text.
 """
 
 from __future__ import annotations
@@ -190,6 +191,7 @@ class VariantResult:
     worst: list[tuple[int, str, str, str]] = field(default_factory=list)  # (errors, reference, transcript, condition)
     by_noise: dict[str, list[int]] = field(default_factory=dict)  # condition → [errors, words]
     full_decodes: int = 0  # clips that fell back to the 30 s window (a hallucination check failed)
+    echo_decodes: int = 0  # finals that only repeated the context, decoded again without previous text
 
     def add(self, c: Clip, text: str, ms: float, cpu_ms: float) -> None:
         self.cpu_ms.append(cpu_ms)
@@ -214,6 +216,7 @@ class VariantResult:
             "clips_5s": len(self.ms_5s),
             "cpu_ms_p50": round(statistics.median(self.cpu_ms), 1),
             "full_window_decodes": self.full_decodes,
+            "echo_decodes": self.echo_decodes,
             "wer_clean": _rate(self.by_noise.get("clean")),
             "wer_noisy": _rate([sum(x) for x in zip(*(v for k, v in self.by_noise.items() if k != "clean"), strict=False)] or None),
         }
@@ -234,7 +237,7 @@ def run_all(table: dict[str, WhisperOptions], clips: list[Clip]) -> list[Variant
     audio = [np.frombuffer(c.pcm, dtype=np.int16).astype(np.float32) / 32768.0 for c in clips]
     for dec in decoders.values():
         dec.decode(audio[0], True, clips[0].previous)  # load + first-call costs out of the way
-        dec.full_decodes = 0
+        dec.full_decodes = dec.echo_decodes = 0
     results = {name: VariantResult(name) for name in table}
     for c, a in zip(clips, audio, strict=True):
         for name, dec in decoders.items():
@@ -242,7 +245,7 @@ def run_all(table: dict[str, WhisperOptions], clips: list[Clip]) -> list[Variant
             text = dec.decode(a, True, c.previous)
             results[name].add(c, text, (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000)
     for name, dec in decoders.items():
-        results[name].full_decodes = dec.full_decodes
+        results[name].full_decodes, results[name].echo_decodes = dec.full_decodes, dec.echo_decodes
         results[name].worst.sort(key=lambda w: -w[0])
     return list(results.values())
 
@@ -276,12 +279,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     results: dict[str, dict[str, Any]] = {}
     load0 = os.getloadavg()[0]
-    print(f"{'variant':22} {'WER':>6} {'clean':>6} {'noisy':>6} {'p50 ms':>7} {'p95 ms':>7} {'5s p50':>7} {'cpu ms':>7} {'30s':>4}")
+    print(
+        f"{'variant':22} {'WER':>6} {'clean':>6} {'noisy':>6} {'p50 ms':>7} {'p95 ms':>7} {'5s p50':>7} {'cpu ms':>7} "
+        f"{'30s':>4} {'echo':>4}"
+    )
     for r in run_all(table, clips):
         s = results[r.name] = r.summary()
         print(
             f"{r.name:22} {s['wer']:6.3f} {s['wer_clean'] or 0:6.3f} {s['wer_noisy'] or 0:6.3f} {s['final_decode_ms_p50']:7.0f} "
-            f"{s['final_decode_ms_p95']:7.0f} {s['final_decode_ms_p50_5s'] or 0:7.0f} {s['cpu_ms_p50']:7.0f} {s['full_window_decodes']:4}"
+            f"{s['final_decode_ms_p95']:7.0f} {s['final_decode_ms_p50_5s'] or 0:7.0f} {s['cpu_ms_p50']:7.0f} "
+            f"{s['full_window_decodes']:4} {s['echo_decodes']:4}"
         )
         for e, ref, hyp, cond in r.worst[: args.show]:
             print(f"    {e} err  {ref!r} → {hyp!r}  [{cond}]")

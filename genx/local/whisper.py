@@ -130,15 +130,26 @@ def encoder_window_s(duration_s: float, window_s: float | None, margin_s: float)
     return min(WHISPER_WINDOW_S, max(window_s, math.ceil(duration_s + margin_s)))
 
 
+def _words(text: str) -> list[str]:
+    return [x for x in (_WORD_STRIP.sub("", t.lower()) for t in text.split()) if x]
+
+
 def plausible_transcript(text: str, duration_s: float) -> bool:
     """False for what a shortened encoder window tends to hallucinate: the start said again, or too many words for the audio."""
-    w = [x for x in (_WORD_STRIP.sub("", t.lower()) for t in text.split()) if x]
+    w = _words(text)
     if len(w) > 5.0 * duration_s + 4:
         return False
     if any(w[i] == w[i + 1] == w[i + 2] == w[i + 3] for i in range(len(w) - 3)):
         return False  # one word looping ("clean, clean, clean, clean")
     # the first k words said again (or at least their first three) right after them
     return not any(w[k : k + min(k, 3)] == w[: min(k, 3)] for k in range(2, len(w) - 1) if len(w) - k >= min(k, 3))
+
+
+def echoes(text: str, context: str) -> bool:
+    """True when ``text`` (2 words or more) is only a run of the context's words: what noise decodes to with the
+    context as Whisper's previous text ("The capital of Australia is" after "… The capital of Australia is Canberra")."""
+    w, c = _words(text), _words(context)
+    return len(w) >= 2 and any(c[i : i + len(w)] == w for i in range(len(c) - len(w) + 1))
 
 
 class WhisperDecoder:
@@ -156,9 +167,12 @@ class WhisperDecoder:
     hallucinated (:func:`plausible_transcript`), or a CTranslate2 that refuses the
     window, falls back to the full 30 s decode.
 
-    Finals may decode with a beam (``final_beam_size``) and with the route's
-    context as Whisper's previous text (``context_prompt``); partials stay greedy
-    and prompt-free (they are re-decoded often and only shown). See
+    Finals may decode with a beam (``final_beam_size``), a fixed prompt of their own
+    (``final_initial_prompt``) and the route's context as Whisper's previous text
+    (``context_prompt``); partials stay greedy and without them (they are
+    re-decoded often and only shown). A final that only
+    repeats a run of the context's words (:func:`echoes`: what noise decodes to with
+    the context as previous text) is decoded again without previous text. See
     ``bench/asr_wer.py`` for what each costs and gains.
     """
 
@@ -169,6 +183,7 @@ class WhisperDecoder:
         self._short_ok = self.options.window_s is not None
         self.short_decodes = 0
         self.full_decodes = 0
+        self.echo_decodes = 0  # finals that only repeated the context, decoded again without previous text
 
     async def warm(self) -> None:
         await self.model.warm()
@@ -176,9 +191,19 @@ class WhisperDecoder:
     def decode(self, audio: Audio, final: bool, prompt: str = "") -> str:
         o = self.options
         model = self.model.get()
+        previous = o.previous_text(final, prompt)
+        text = self._decode(model, audio, final, previous)
+        context = previous != o.previous_text(final, "")
+        if context and echoes(text, prompt):
+            self.echo_decodes += 1
+            log.debug("Whisper final %r only repeats the context; decoding again without previous text", text)
+            return self._decode(model, audio, final, "")  # a fixed prompt alone makes such noise read "Okay."
+        return text
+
+    def _decode(self, model: WhisperModel, audio: Audio, final: bool, previous: str) -> str:
+        o = self.options
         duration = audio.size / 16000.0
         window = encoder_window_s(duration, o.window_s, o.window_margin_s)
-        previous = o.previous_text(final, prompt)
         if self._short_ok and window < WHISPER_WINDOW_S:
             text = self._decode_window(model, audio, window, final, previous)
             if text is not None:
@@ -255,6 +280,7 @@ __all__ = [
     "Decoder",
     "WhisperDecoder",
     "WhisperOptions",
+    "echoes",
     "encoder_window_s",
     "plausible_transcript",
     "whisper_model",

@@ -15,7 +15,7 @@ from genx.agentkit.history import History
 from genx.agentkit.testing import Reply, Rig
 from genx.chunk import MessageChunk
 from genx.local.asr import FINAL, PROMPT, AsrTransformer, from_config
-from genx.local.whisper import WhisperDecoder, WhisperOptions
+from genx.local.whisper import WhisperDecoder, WhisperOptions, echoes
 from genx.stream import collect, stream_of
 from tests.unit.test_local_asr import FakeDecoder, chunks_of, fast, speech
 
@@ -176,6 +176,39 @@ def test_without_an_initial_prompt_partials_get_no_previous_text(monkeypatch: py
     dec, model = fake_decoder(monkeypatch, tmp_path, final_initial_prompt="Okay, please.")
     dec.decode(AUDIO, False, "Hello there.")
     assert model.model.generated[0]["prompt"] == [50258, 50363]
+
+
+@pytest.mark.parametrize(
+    ("text", "echo"),
+    [
+        ("The capital of Australia is", True),
+        ("capital, of Australia.", True),
+        ("Canberra.", False),  # one word: a follow-up may well be one word of the answer
+        ("Why Canberra and not Sydney?", False),
+        ("", False),
+    ],
+)
+def test_a_transcript_echoes_the_context_when_it_is_only_a_run_of_its_words(text: str, echo: bool) -> None:
+    assert echoes(text, "what is the capital of Australia The capital of Australia is Canberra, not Sydney.") is echo
+
+
+def test_a_final_that_only_repeats_the_context_is_decoded_again_without_previous_text(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    dec, model = fake_decoder(monkeypatch, tmp_path, context_prompt=True, final_initial_prompt="Okay.")
+    dec.decode(AUDIO, True, "I only heard words.")  # the fake transcript, "heard words", is a run of it
+    first, again = (c["prompt"] for c in model.model.generated)
+    assert first == [50361, 1005, 1001, 1004, 1005, 1006, 50258, 50363]  # "Okay." + the last turn
+    assert again == [50258, 50363]  # no previous text: the fixed prompt alone made noise read "Okay."
+    assert dec.echo_decodes == 1
+
+
+def test_a_final_that_says_something_else_is_decoded_once(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    dec, model = fake_decoder(monkeypatch, tmp_path, context_prompt=True)
+    dec.decode(AUDIO, True, "The words I heard.")  # "heard words" is not a run of it
+    dec.decode(AUDIO, False, "I only heard words.")  # partials have no context to echo
+    assert len(model.model.generated) == 2
+    assert dec.echo_decodes == 0
 
 
 SEARCH = {"patience": 2.0, "length_penalty": 0.8, "repetition_penalty": 1.1, "no_repeat_ngram_size": 3}
