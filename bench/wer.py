@@ -2,9 +2,10 @@
 
 :func:`normalize` makes a reference and a transcript comparable (lower case, no
 punctuation, hyphens as spaces, whole numbers 0 … 9999 as words, so "20" and
-"twenty" are the same word); :func:`word_errors` counts substitutions, deletions
-and insertions (word-level Levenshtein distance); :func:`wer` is the corpus WER
-(all errors over all reference words, as jiwer computes it).
+"twenty" are the same word; "12.4" reads "twelve point four", "%" "percent");
+:func:`word_errors` counts substitutions, deletions and insertions (word-level
+Levenshtein distance); :func:`wer` is the corpus WER (all errors over all
+reference words, as jiwer computes it).
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ def normalize(text: str) -> str:
     """Lower case, no punctuation, numbers as words, single spaces (what WER compares)."""
     t = text.lower().replace("-", " ")
     t = re.sub(r"(?<=\d),(?=\d{3}\b)", "", t)  # 1,000 → 1000
+    t = re.sub(r"(?<=\d)\.(?=\d)", " point ", t)  # 12.4 → 12 point 4 (said "twelve point four")
+    t = t.replace("%", " percent ")
     t = re.sub(r"[^a-z0-9' ]+", " ", t)
     t = re.sub(r"\b\d{1,4}\b", lambda m: number_words(int(m.group(0))), t)
     t = re.sub(r"(^| )'+|'+(?= |$)", " ", t)  # quotes, not apostrophes inside words

@@ -57,8 +57,14 @@ class WhisperOptions:
     beam_size: int = 1  # partials (and finals unless final_beam_size is set)
     final_beam_size: int | None = None  # None = beam_size
     initial_prompt: str | None = None  # fixed text before every clip (vocabulary hints)
+    final_initial_prompt: str | None = None  # finals: this fixed text instead (None = initial_prompt); partials never see it
     context_prompt: bool = False  # finals: the route's prompt (the conversation's last turn) as Whisper's previous text
     prompt_words: int = 40  # at most this many of its last words
+    # beam search (both the short-window and the 30 s path; CTranslate2's ``generate`` options)
+    patience: float = 1.0  # a beam stops after patience x beam finished hypotheses
+    length_penalty: float = 1.0  # a hypothesis scores its log-probability over length**length_penalty
+    repetition_penalty: float = 1.0  # > 1 makes tokens already generated less likely
+    no_repeat_ngram_size: int = 0  # > 0: no n-gram of this size is generated twice
     no_speech_threshold: float | None = 0.6
     log_prob_threshold: float | None = -1.0
     # encoder window (s) for clips that fit it with window_margin_s to spare; None = always 30 s (see WhisperDecoder)
@@ -71,9 +77,20 @@ class WhisperOptions:
     def beam(self, final: bool) -> int:
         return (self.final_beam_size or self.beam_size) if final else self.beam_size
 
+    def search(self, final: bool) -> dict[str, Any]:
+        """The search options of one decode, by the names CTranslate2's ``generate`` and faster-whisper's ``transcribe`` share."""
+        return {
+            "beam_size": self.beam(final),
+            "patience": self.patience,
+            "length_penalty": self.length_penalty,
+            "repetition_penalty": self.repetition_penalty,
+            "no_repeat_ngram_size": self.no_repeat_ngram_size,
+        }
+
     def previous_text(self, final: bool, prompt: str) -> str:
         """What Whisper is told came before the clip: the fixed prompt, then (finals) the context's last words."""
-        parts = [self.initial_prompt.strip()] if self.initial_prompt and self.initial_prompt.strip() else []
+        fixed = self.final_initial_prompt if final and self.final_initial_prompt is not None else self.initial_prompt
+        parts = [fixed.strip()] if fixed and fixed.strip() else []
         if final and self.context_prompt and prompt.strip():
             parts.append(" ".join(prompt.split()[-max(1, self.prompt_words) :]))
         return " ".join(parts)
@@ -113,15 +130,26 @@ def encoder_window_s(duration_s: float, window_s: float | None, margin_s: float)
     return min(WHISPER_WINDOW_S, max(window_s, math.ceil(duration_s + margin_s)))
 
 
+def _words(text: str) -> list[str]:
+    return [x for x in (_WORD_STRIP.sub("", t.lower()) for t in text.split()) if x]
+
+
 def plausible_transcript(text: str, duration_s: float) -> bool:
     """False for what a shortened encoder window tends to hallucinate: the start said again, or too many words for the audio."""
-    w = [x for x in (_WORD_STRIP.sub("", t.lower()) for t in text.split()) if x]
+    w = _words(text)
     if len(w) > 5.0 * duration_s + 4:
         return False
     if any(w[i] == w[i + 1] == w[i + 2] == w[i + 3] for i in range(len(w) - 3)):
         return False  # one word looping ("clean, clean, clean, clean")
     # the first k words said again (or at least their first three) right after them
     return not any(w[k : k + min(k, 3)] == w[: min(k, 3)] for k in range(2, len(w) - 1) if len(w) - k >= min(k, 3))
+
+
+def echoes(text: str, context: str) -> bool:
+    """True when ``text`` (2 words or more) is only a run of the context's words: what noise decodes to with the
+    context as Whisper's previous text ("The capital of Australia is" after "… The capital of Australia is Canberra")."""
+    w, c = _words(text), _words(context)
+    return len(w) >= 2 and any(c[i : i + len(w)] == w for i in range(len(c) - len(w) + 1))
 
 
 class WhisperDecoder:
@@ -139,9 +167,12 @@ class WhisperDecoder:
     hallucinated (:func:`plausible_transcript`), or a CTranslate2 that refuses the
     window, falls back to the full 30 s decode.
 
-    Finals may decode with a beam (``final_beam_size``) and with the route's
-    context as Whisper's previous text (``context_prompt``); partials stay greedy
-    and prompt-free (they are re-decoded often and only shown). See
+    Finals may decode with a beam (``final_beam_size``), a fixed prompt of their own
+    (``final_initial_prompt``) and the route's context as Whisper's previous text
+    (``context_prompt``); partials stay greedy and without them (they are
+    re-decoded often and only shown). A final that only
+    repeats a run of the context's words (:func:`echoes`: what noise decodes to with
+    the context as previous text) is decoded again without previous text. See
     ``bench/asr_wer.py`` for what each costs and gains.
     """
 
@@ -152,6 +183,7 @@ class WhisperDecoder:
         self._short_ok = self.options.window_s is not None
         self.short_decodes = 0
         self.full_decodes = 0
+        self.echo_decodes = 0  # finals that only repeated the context, decoded again without previous text
 
     async def warm(self) -> None:
         await self.model.warm()
@@ -159,9 +191,19 @@ class WhisperDecoder:
     def decode(self, audio: Audio, final: bool, prompt: str = "") -> str:
         o = self.options
         model = self.model.get()
+        previous = o.previous_text(final, prompt)
+        text = self._decode(model, audio, final, previous)
+        context = previous != o.previous_text(final, "")
+        if context and echoes(text, prompt):
+            self.echo_decodes += 1
+            log.debug("Whisper final %r only repeats the context; decoding again without previous text", text)
+            return self._decode(model, audio, final, "")  # a fixed prompt alone makes such noise read "Okay."
+        return text
+
+    def _decode(self, model: WhisperModel, audio: Audio, final: bool, previous: str) -> str:
+        o = self.options
         duration = audio.size / 16000.0
         window = encoder_window_s(duration, o.window_s, o.window_margin_s)
-        previous = o.previous_text(final, prompt)
         if self._short_ok and window < WHISPER_WINDOW_S:
             text = self._decode_window(model, audio, window, final, previous)
             if text is not None:
@@ -193,7 +235,7 @@ class WhisperDecoder:
             res = model.model.generate(
                 enc,
                 [prompt],
-                beam_size=o.beam(final),
+                **o.search(final),
                 max_length=max_length,
                 return_scores=True,
                 return_no_speech_prob=True,
@@ -205,7 +247,7 @@ class WhisperDecoder:
             log.warning("Whisper short-window decoding unavailable (%s); using 30 s windows", exc)
             return None
         tokens = res.sequences_ids[0]
-        avg_logprob = res.scores[0] * len(tokens) / (len(tokens) + 1)
+        avg_logprob = res.scores[0] * len(tokens) ** o.length_penalty / (len(tokens) + 1)  # as faster-whisper recovers it
         if o.no_speech_threshold is not None and res.no_speech_prob > o.no_speech_threshold:
             if o.log_prob_threshold is None or avg_logprob <= o.log_prob_threshold:
                 return ""
@@ -220,7 +262,7 @@ class WhisperDecoder:
         segments, _info = model.transcribe(
             audio,
             language=o.language,
-            beam_size=o.beam(final),
+            **o.search(final),
             without_timestamps=True,
             condition_on_previous_text=False,
             vad_filter=False,
@@ -238,6 +280,7 @@ __all__ = [
     "Decoder",
     "WhisperDecoder",
     "WhisperOptions",
+    "echoes",
     "encoder_window_s",
     "plausible_transcript",
     "whisper_model",

@@ -17,7 +17,7 @@ from genx.agentkit.history import History
 from genx.agentkit.testing import Reply, Rig
 from genx.chunk import MessageChunk
 from genx.local.asr import FINAL, PROMPT, AsrTransformer, from_config
-from genx.local.whisper import WhisperDecoder, WhisperOptions
+from genx.local.whisper import WhisperDecoder, WhisperOptions, echoes
 from genx.stream import collect, stream_of
 from tests.unit.test_local_asr import FakeDecoder, chunks_of, fast, speech
 
@@ -156,6 +156,102 @@ def test_the_30_s_fallback_gets_the_same_beam_and_prompt(monkeypatch: pytest.Mon
     final, partial = model.transcribed
     assert (final["beam_size"], final["initial_prompt"]) == (3, "Parley. Hello there.")
     assert (partial["beam_size"], partial["initial_prompt"]) == (1, "Parley.")
+
+
+@pytest.mark.parametrize("window_s", [10.0, None])
+def test_a_final_initial_prompt_precedes_the_last_turn_on_finals_and_partials_keep_the_initial_prompt(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, window_s: float | None
+) -> None:
+    opts = {"context_prompt": True, "initial_prompt": "Parley.", "final_initial_prompt": "Okay, please.", "window_s": window_s}
+    dec, model = fake_decoder(monkeypatch, tmp_path, **opts)
+    dec.decode(AUDIO, True, "Hello there.")
+    dec.decode(AUDIO, False, "Hello there.")
+    if window_s is None:
+        assert [c["initial_prompt"] for c in model.transcribed] == ["Okay, please. Hello there.", "Parley."]
+    else:  # one token per word: 1000 + its length
+        final, partial = (c["prompt"] for c in model.model.generated)
+        assert final == [50361, 1005, 1007, 1005, 1006, 50258, 50363]  # "Okay," "please." "Hello" "there."
+        assert partial == [50361, 1007, 50258, 50363]  # "Parley."
+
+
+def test_without_an_initial_prompt_partials_get_no_previous_text(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    dec, model = fake_decoder(monkeypatch, tmp_path, final_initial_prompt="Okay, please.")
+    dec.decode(AUDIO, False, "Hello there.")
+    assert model.model.generated[0]["prompt"] == [50258, 50363]
+
+
+@pytest.mark.parametrize(
+    ("text", "echo"),
+    [
+        ("The capital of Australia is", True),
+        ("capital, of Australia.", True),
+        ("Canberra.", False),  # one word: a follow-up may well be one word of the answer
+        ("Why Canberra and not Sydney?", False),
+        ("", False),
+    ],
+)
+def test_a_transcript_echoes_the_context_when_it_is_only_a_run_of_its_words(text: str, echo: bool) -> None:
+    assert echoes(text, "what is the capital of Australia The capital of Australia is Canberra, not Sydney.") is echo
+
+
+def test_a_final_that_only_repeats_the_context_is_decoded_again_without_previous_text(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    dec, model = fake_decoder(monkeypatch, tmp_path, context_prompt=True, final_initial_prompt="Okay.")
+    dec.decode(AUDIO, True, "I only heard words.")  # the fake transcript, "heard words", is a run of it
+    first, again = (c["prompt"] for c in model.model.generated)
+    assert first == [50361, 1005, 1001, 1004, 1005, 1006, 50258, 50363]  # "Okay." + the last turn
+    assert again == [50258, 50363]  # no previous text: the fixed prompt alone made noise read "Okay."
+    assert dec.echo_decodes == 1
+
+
+def test_a_final_that_says_something_else_is_decoded_once(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    dec, model = fake_decoder(monkeypatch, tmp_path, context_prompt=True)
+    dec.decode(AUDIO, True, "The words I heard.")  # "heard words" is not a run of it
+    dec.decode(AUDIO, False, "I only heard words.")  # partials have no context to echo
+    assert len(model.model.generated) == 2
+    assert dec.echo_decodes == 0
+
+
+SEARCH = {"patience": 2.0, "length_penalty": 0.8, "repetition_penalty": 1.1, "no_repeat_ngram_size": 3}
+
+
+def test_the_search_options_reach_the_short_window_decode(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    dec, model = fake_decoder(monkeypatch, tmp_path, final_beam_size=5, **SEARCH)
+    dec.decode(AUDIO, True)
+    (call,) = model.model.generated
+    assert {k: call[k] for k in SEARCH} == SEARCH
+    assert call["beam_size"] == 5
+    assert model.transcribed == []
+
+
+def test_the_search_options_reach_the_30_s_decode(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    dec, model = fake_decoder(monkeypatch, tmp_path, final_beam_size=5, window_s=None, **SEARCH)
+    dec.decode(AUDIO, True)
+    (call,) = model.transcribed
+    assert {k: call[k] for k in SEARCH} == SEARCH
+    assert call["beam_size"] == 5
+
+
+def test_the_search_options_are_keywords_faster_whisper_and_ctranslate2_accept() -> None:
+    import inspect
+
+    import ctranslate2
+    from faster_whisper import WhisperModel
+
+    names = set(WhisperOptions().search(True))
+    assert names <= set(inspect.signature(WhisperModel.transcribe).parameters)
+    assert all(f"{n}:" in (ctranslate2.models.Whisper.generate.__doc__ or "") for n in names)
+
+
+def test_a_length_penalty_is_undone_before_the_no_speech_rule(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """CTranslate2 scores a hypothesis as sum(logprob) / len**length_penalty; the rule reads sum(logprob) / (len + 1)."""
+    dec, model = fake_decoder(monkeypatch, tmp_path, length_penalty=0.5)
+    # two tokens: a sum of -3.3 averages -1.1 over 3 (below the -1.0 threshold: silence), -2.7 averages -0.9 (speech)
+    monkeypatch.setattr(model.model, "generate", lambda *a, **k: [FakeResult([[1, 2]], [-3.3 / 2**0.5], no_speech_prob=0.9)])
+    assert dec.decode(AUDIO, True) == ""
+    monkeypatch.setattr(model.model, "generate", lambda *a, **k: [FakeResult([[1, 2]], [-2.7 / 2**0.5], no_speech_prob=0.9)])
+    assert dec.decode(AUDIO, True) == "heard words"
 
 
 def test_asr_settings_options_reach_the_whisper_options(tmp_path: Path) -> None:

