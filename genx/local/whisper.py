@@ -171,8 +171,8 @@ class WhisperDecoder:
     (``final_initial_prompt``) and the route's context as Whisper's previous text
     (``context_prompt``); partials stay greedy and without them (they are
     re-decoded often and only shown). A final that only
-    repeats a run of the context's words (:func:`echoes`: what noise decodes to with
-    the context as previous text) is decoded again without previous text. See
+    repeats a run of its previous text's words (:func:`echoes`: what noise decodes to with
+    the context, or the fixed prompt, as previous text) is decoded again without previous text. See
     ``bench/asr_wer.py`` for what each costs and gains.
     """
 
@@ -193,8 +193,8 @@ class WhisperDecoder:
         model = self.model.get()
         previous = o.previous_text(final, prompt)
         text = self._decode(model, audio, final, previous)
-        context = previous != o.previous_text(final, "")
-        if context and echoes(text, prompt):
+        # the fixed prompt counts too: a route without context (speech over the answer) has only it to echo
+        if previous and echoes(text, previous):
             self.echo_decodes += 1
             log.debug("Whisper final %r only repeats the context; decoding again without previous text", text)
             return self._decode(model, audio, final, "")  # a fixed prompt alone makes such noise read "Okay."

@@ -205,6 +205,15 @@ def test_a_final_that_only_repeats_the_context_is_decoded_again_without_previous
     assert dec.echo_decodes == 1
 
 
+def test_a_final_that_only_repeats_the_fixed_prompt_is_decoded_again_without_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # speech over the answer has no context: a cough read as the fixed prompt's words would be an interruption
+    dec, model = fake_decoder(monkeypatch, tmp_path, context_prompt=True, final_initial_prompt="Could you say the heard words?")
+    dec.decode(AUDIO, True, "")
+    first, again = (c["prompt"] for c in model.model.generated)
+    assert first[0] == 50361 and again == [50258, 50363]
+    assert dec.echo_decodes == 1
+
+
 def test_a_final_that_says_something_else_is_decoded_once(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     dec, model = fake_decoder(monkeypatch, tmp_path, context_prompt=True)
     dec.decode(AUDIO, True, "The words I heard.")  # "heard words" is not a run of it
