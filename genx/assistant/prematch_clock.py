@@ -6,7 +6,8 @@ one of its phrasings. Phrasings that are loose ("when is X", "what's the date
 X") claim the message only when X reads as a date (:func:`~genx.toolbox.dates.parse_date`),
 so "when is my dentist appointment" stays with the model. The same holds for a
 date said before its question ("three weeks after April 10, what's the date")
-and a yes/no question about a day ("is next Friday the 13th", "is tomorrow Saturday").
+and a yes/no question about a day ("is next Friday the 13th", "is tomorrow Saturday"), and a
+clause telling when something happened ("I was born on 9 May 1985, what day was that").
 """
 
 from __future__ import annotations
@@ -206,6 +207,8 @@ _PERSONAL = _rx(r"(?:my|our|his|her|their|your) ")
 _POSSESSIVE = _rx(r"(?P<day>.+?)(?:'s|s') date")
 _OFFSET = _rx(r"(?P<offset>.+?) (?P<way>from|after|before) (?P<date>.+)")
 _EVENT = _rx(r"(?:my|our|his|her|their|the) [a-z' ]+?(?:,| (?:on|is on|which is on|falls on|is),?) (?P<date>.+)")
+#: A clause telling when something happened: "I was born on the 9th of May 1985", "we got married on 5 June 2010".
+_HAPPENED = _rx(r"(?:i|we|he|she|they|(?:my|our|his|her|their) [a-z]+)(?: [a-z']+){1,4}? (?:on|in) (?P<date>.+)")
 
 
 def _date_args(when: str) -> dict[str, str]:
@@ -213,8 +216,9 @@ def _date_args(when: str) -> dict[str, str]:
     if (m := _OFFSET.fullmatch(when)) and m["date"].lower() not in ("now", "today") and reads("offset", m["offset"]):
         if _is_date(m["date"]) and not re.search(r"\d{4}", m["offset"]):
             return {"date": m["date"], "offset": m["offset"] + (" before" if m["way"].lower() == "before" else "")}
-    if not _is_date(when) and (m := _EVENT.fullmatch(when)) and _is_date(m["date"]):
-        return {"date": m["date"]}
+    for rx in (_EVENT, _HAPPENED):
+        if not _is_date(when) and (m := rx.fullmatch(when)) and _is_date(m["date"]):
+            return {"date": m["date"]}
     return {"date": when} if when else {}
 
 

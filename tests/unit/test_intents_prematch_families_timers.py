@@ -216,3 +216,72 @@ def test_greetings_hedges_and_thanks_around_a_request_do_not_hide_it(text: str, 
 )
 def test_chat_with_those_families_words_is_no_tool_request(text: str) -> None:
     assert prematch(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("set a timer for the eggs six minutes", {"duration": "6 minutes", "label": "eggs"}),
+        ("start a timer for pasta 8 minutes", {"duration": "8 minutes", "label": "pasta"}),
+        ("put a timer on for the big roast two hours", {"duration": "2 hours", "label": "big roast"}),
+        ("set a timer for about 10 minutes", {"duration": "about 10 minutes"}),
+    ],
+)
+def test_a_timer_for_a_name_then_its_length_gets_both(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "set_timer", slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "slots"),
+    [
+        ("do you mind putting a timer on for ten minutes", "set_timer", {"duration": "10 minutes"}),
+        ("would you mind waking me up at 6", "set_alarm", {"time": "6 am"}),
+        ("would you mind converting 5 miles to km", "convert_units", {"value": 5, "from_unit": "miles", "to_unit": "km"}),
+        ("would you mind cancelling my alarm", "cancel_timer", {"which": "alarm"}),
+    ],
+)
+def test_would_you_mind_doing_something_is_the_request_to_do_it(text: str, tool: str, slots: dict[str, Any]) -> None:
+    _check(text, tool, slots)
+
+
+@pytest.mark.parametrize("text", ["nah, cancel that", "naw delete it", "nah never mind"])
+def test_a_nah_before_a_cancel_is_a_second_thought(text: str) -> None:
+    _check(text, "cancel_timer", {})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how long is left on the roast chicken",
+        "how much time is remaining on the cake",
+        "which alarms are ticking",
+        "what reminders are scheduled right now",
+        "what were you supposed to remind me about",
+        "what did i ask you to remind me to do tomorrow",
+        "can you check if i have an alarm for tomorrow",
+        "could you check whether there are any timers running",
+        "see if I've got a reminder set for Friday",
+    ],
+)
+def test_timers_named_by_what_they_time_and_indirect_questions_list_them(text: str) -> None:
+    _check(text, "list_timers", {})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how long is left on the movie",
+        "how much time is left on my lease",
+        "how much time is left for the exam",
+        "would you mind if I set a timer",
+        "do you mind telling me a story",
+        "i set an alarm",
+        "there is an alarm",
+        "check if the oven is on",
+        "what did I ask you yesterday",
+        "my alarm didn't go off this morning",
+        "nah I am fine",
+    ],
+)
+def test_chat_about_time_left_minding_or_alarms_set_is_no_tool_request(text: str) -> None:
+    assert prematch(text) is None
