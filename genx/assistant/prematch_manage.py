@@ -32,9 +32,10 @@ _MINE = (
 )
 #: An indirect yes/no question, in statement order: "(check) whether I've got an alarm set", "see if there are any timers"
 #: ("if" only after its verb: "would you mind if I set a timer" asks no question of the list).
+_ASK = r"(?:check|see|find out|look|tell me|let me know|know)"
+_ASK_WHETHER = rf"(?:(?:{_ASK} )?whether|{_ASK} if) "
 _WHETHER = (
-    r"(?:(?:(?:check|see|find out|look|tell me|let me know|know) )?whether|(?:check|see|find out|look|tell me|let me know|know) if) "
-    r"(?:i have|i've got|i've set|i got|i set|you set|you've set|you have|there (?:is|are)|there's|do i have|have i got)"
+    rf"{_ASK_WHETHER}(?:i have|i've got|i've set|i got|i set|you set|you've set|you have|there (?:is|are)|there's|do i have|have i got)"
 )
 #: Things with time left that no timer of ours times.
 _NOT_TIMED = (
@@ -43,6 +44,7 @@ _NOT_TIMED = (
     r"podcast|video|book|audiobook|flight|trip|journey|drive|ride|download|upload|update|install|installation|class|lesson|lecture|"
     r"course|meeting|call|shift|exam|test|quiz|half|quarter|period|season|year|month|week|day)"
 )
+_TIMED = rf"(?!(?:[a-z]+ )?{_NOT_TIMED}\b)[a-z]+(?: [a-z]+)?"  # a timer's name: "the brisket", "my roast chicken"
 _LIST = [
     _rx(rf"(?:list|show|show me|read|read out|read me|tell me|check|give me|display|see|view|what are|go through|review)(?: all)?(?: of)? "
         rf"{_MINE}{_KINDS}(?: and {_KINDS})*(?: (?:i have|i've set|i set|that are set|that are running|running|set|pending|left|"
@@ -54,6 +56,8 @@ _LIST = [
     _rx(rf"(?:do i have|are there|have i (?:got|set)|did i set|did you set|is there|got|any|{_WHETHER}) (?:any |an |a )?{_KINDS}"
         r"(?: set| running| on| left| active| pending| today| tomorrow| going)?"
         rf"(?: (?:for |on )?{_DAYS})?"),
+    _rx(rf"{_ASK_WHETHER}(?:any|the|my) {_KINDS} (?:is|are) (?:still )?(?:set|running|on|going|active|pending)"
+        rf"(?: (?:for |on )?{_DAYS})?"),  # "check whether any timers are running"
     _rx(r"how (?:much time is|long is|much time|long|much longer|many (?:minutes|seconds|hours)(?: are| is)?)"
         r"(?: left| remaining| to go)? (?:on|for|in) "
         r"(?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
@@ -70,14 +74,17 @@ _LIST = [
         r"(?:list|show me|tell me|show) (?:everything|all) (?:you're|you are|that you're|that is) (?:timing|counting down)"),
     _rx(r"how much (?:time is|time do i have|longer is) left|how long is left"),
     # a timer named by what it times: "how long is left on the brisket"; not a lease, a film or a flight
-    _rx(rf"how (?:much time is|much time's|long is|long's|much longer is) (?:left|remaining) (?:on|for) (?:my |the )"
-        rf"(?!(?:[a-z]+ )?{_NOT_TIMED}\b)[a-z]+(?: [a-z]+)?"),
+    _rx(rf"(?:how (?:much time is|much time's|long is|long's|much longer is) (?:left|remaining)|how much longer) (?:on|for) "
+        rf"(?:my |the ){_TIMED}"),
+    _rx(rf"how long (?:until|till|before) (?:my |the ){_TIMED} (?:is|are|will be) (?:done|ready|finished|cooked)|"
+        rf"(?:is|are) (?:my |the ){_TIMED} (?:done|ready|finished|cooked) yet"),
     # what the reminders say: "what did I ask you to remind me about"
     _rx(r"what (?:did|have) i (?:ask|asked|tell|told|get|got) you to remind me(?: about| of| to do)?(?: today| tomorrow)?|"
         r"what (?:are|were) you (?:supposed|meant|going) to remind me (?:about|of)(?: today| tomorrow)?|"
-        r"what did you say you(?:'d| would) remind me (?:about|of)"),
+        r"what did you say you(?:'d| would) remind me (?:about|of)|what (?:did|do|will) you (?:have to )?remind me (?:about|of)"),
     _rx(r"(?:what's|what is|how much is|how much time is) (?:left|remaining) on (?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
-    _rx(rf"what(?:'s| is| are) (?:on )?my {_KINDS}|(?:my |the )?{_KINDS} status|status of (?:my |the )?{_KINDS}|my {_KINDS}"),
+    _rx(rf"what(?:'s| is| are) (?:on )?my {_KINDS}(?: list)?|(?:show me |read me |read )?my {_KINDS} list|"
+        rf"(?:my |the )?{_KINDS} status|status of (?:my |the )?{_KINDS}|my {_KINDS}"),
     _rx(r"when (?:is|does) (?:my|the) (?:next )?(?:alarm|timer|reminder)(?: set for| go off| ring)?"),
     _rx(r"(?:for )?what time (?:is|are|does|do|will) (?:my|the) (?:next )?(?:[a-z0-9]+ )?(?:alarm|timer|reminder)s? "
         r"(?:set for|set to|for|going to go off|going off|go off|ring|due)"),

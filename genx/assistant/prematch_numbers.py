@@ -44,12 +44,12 @@ _CALC_TAIL = _rx(
     r"(?: (?:equal|equals|make|makes|come to|comes to|give|give you|give me|add up to|is|are|be|exactly|in total|total|what|"
     r"what is that|is what))+$"
 )
-_NUM = r"(\d+(?:\.\d+)?)"
+_NUM = r"(\d+(?:\.\d+)?|\(\d+ / 100\))"  # a price: "14.50", "(50 / 100)" (50 cents)
 _EACH = r"(?:each|apiece|a piece|a pop|per (?:person|head|ticket|item|piece|one|unit))"
 #: The question after a price and a count, its last words perhaps already cut by _CALC_TAIL ("will that [be]").
 _HOW_MUCH = (
-    r"(?:how much|what)(?:'s| is| are| does| do| would| will)? (?:that|it|the(?: total)?|this|we|i)"
-    r"(?: (?:be|cost|come to|pay|owe|spend|need))?(?: in total| altogether| all together)?$"
+    r"(?:how much|what)(?:(?:'s| is| are| does| do| would| will)? (?:that|it|the(?: total)?|this|we|i)"
+    r"(?: (?:be|cost|come to|pay|owe|spend|need))?)?(?: in total| altogether| all together)?$"
 )
 _DENOMINATORS = {"halves": 2, "thirds": 3, "quarters": 4, "fourths": 4, "fifths": 5, "sixths": 6, "sevenths": 7, "eighths": 8,
                  "ninths": 9, "tenths": 10}  # fmt: skip
@@ -80,12 +80,14 @@ _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied 
 
     (_rx(r"\bdivide (\d+(?:\.\d+)?) (?:by|into) (\d+(?:\.\d+)?)"), r"\1 / \2"),
     (_rx(r"\b(?:split|share|divide) (\d+(?:\.\d+)?) (\d+) ways\b"), r"\1 / \2"),
+    (_rx(r"^(?:split|share|divide) (\d+(?:\.\d+)?) (?:between|among|amongst) (\d+)(?: people| persons| friends| of us)?$"), r"\1 / \2"),
     (_rx(r"\b(\d+(?:\.\d+)?) (?:divided into|split (?:into|between|among|by)|shared (?:between|among|by)) (\d+(?:\.\d+)?)"), r"\1 / \2"),
     (_rx(r"\b(\d+) factorial\b"), r"factorial(\1)"),
     *((_rx(rf"\b(\d+) {word} of (\d+(?:\.\d+)?)"), rf"(\1 / {d}) * \2") for word, d in _DENOMINATORS.items()),
     (_rx(r"\bsqrt of\b"), "sqrt"),
     (_rx(r"\bnegative (?=\d)"), "-"),
     (_rx(r"\b(\d+)/(\d+) of (\d+(?:\.\d+)?)"), r"(\1 / \2) * \3"),
+    (_rx(r"\b(\d+)(?: ?(?:cents|pence)|p)\b"), r"(\1 / 100)"),  # "50 cents each", "30p"
     (_rx(r"[$£€] ?(?=\d)|(?<=\d) ?(?:dollars|euros|bucks|pounds|quid|usd|eur|gbp|€|\$|£)(?!\w)"), ""),
     (_rx(r"\bthe square of (\d+(?:\.\d+)?)"), r"\1 ** 2"),
     (_rx(r"\b(\d+(?:\.\d+)?) to the (?:2nd|second)(?: power)?"), r"\1 ** 2"),
@@ -98,10 +100,11 @@ _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied 
     (_rx(r"\b(\d+(?:\.\d+)?) ?(?:percent|per cent|%) (?:tip )?on (\d+(?:\.\d+)?)"), r"\1% of \2"),
     (_rx(r"\b(\d+(?:\.\d+)?) ?(?:percent|per cent|%) (?:discount )?off (\d+(?:\.\d+)?)"), r"\2 - \1%"),
     # a price each and a count (money words already gone): "if pizzas cost 14.50 each and we order 3, how much is that"
-    (_rx(rf"^(?:if )?(?:an? |one |the )?[a-z]+(?: [a-z]+)? (?:costs?|are|is|were|was) {_NUM} {_EACH}(?:,? and|,? so|,)? "
+    (_rx(rf"^(?:if )?(?:an? |one |the |each |every )?[a-z]+(?: [a-z]+)? (?:costs?|are|is|were|was) {_NUM}(?: {_EACH})?(?:,? and|,? so|,)? "
          rf"(?:we|i|you|they) (?:order|buy|get|need|want|take|have|book)(?: in)? (\d+)(?: of them)?,? {_HOW_MUCH}"),
      r"\1 * \2"),
-    (_rx(rf"^(\d+) [a-z]+(?: [a-z]+)? (?:at|for) {_NUM} {_EACH},? {_HOW_MUCH}"), r"\1 * \2"),  # "3 coffees at 4.20 each"
+    (_rx(rf"^(?:(?:i|we) (?:need|want|bought|buy|ordered|order|got|get|am buying|are buying|'re buying|'m buying) )?"
+         rf"(\d+) [a-z]+(?: [a-z]+)? (?:at|for) {_NUM} {_EACH},? {_HOW_MUCH}"), r"\1 * \2"),  # "3 coffees at 4.20 each"
 ]
 _OPERATOR = re.compile(r"[-+*/%]|\b(?:sqrt|cbrt|factorial|log|ln|sin|cos|tan)\b")
 

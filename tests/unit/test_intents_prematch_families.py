@@ -240,6 +240,9 @@ def test_a_clause_saying_when_something_happened_gives_its_date_to_the_day_quest
         ("if tickets are 12 dollars each and we need four, how much will that be", 48),
         ("three coffees at 4.20 each, how much is that", 12.6),
         ("if a burger costs 9.50 apiece and I buy two, what's the total", 19),
+        ("if each ticket is 15 dollars and we need 3 how much", 45),
+        ("I need 6 eggs at 30 cents each, how much is that", 1.8),
+        ("three stamps at 85p each, what's the total", 2.55),
     ],
 )
 def test_a_price_each_and_a_count_are_multiplied(text: str, value: float) -> None:
@@ -267,6 +270,9 @@ def test_an_amount_said_in_a_clause_then_asked_in_another_unit_is_converted(text
         "I have 3 kids, what's that in dollars",
         "we met on 5 June 2010 in Paris, what a day that was",
         "my son was born on a Tuesday",
+        "thats a nice song",
+        "its 5 oclock somewhere",
+        "whats the point of timers",
     ],
 )
 def test_chat_with_a_price_an_amount_or_a_past_date_is_no_tool_request(text: str) -> None:
@@ -276,3 +282,21 @@ def test_chat_with_a_price_an_amount_or_a_past_date_is_no_tool_request(text: str
 @pytest.mark.parametrize(("text", "place"), [("what's the time in GMT minus five", "UTC-5"), ("time in utc plus three", "UTC+3")])
 def test_a_utc_offset_said_in_words_is_the_place_of_a_time_question(text: str, place: str) -> None:
     _check(text, "current_time", {"place": place})
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "slots"),
+    [
+        ("whats the date in 3 weeks", "date_info", {"date": "in 3 weeks"}),
+        ("hows the pasta timer doing", "list_timers", {}),
+        ("dont let me forget to call mum at 6 pm", "set_reminder", {"text": "call mum", "when": "6 pm"}),
+        ("ive got to be up at 6, set an alarm", "set_alarm", {"time": "6 am"}),
+    ],
+)
+def test_contractions_without_their_apostrophe_read_as_with_it(text: str, tool: str, slots: dict[str, Any]) -> None:
+    _check(text, tool, slots)
+
+
+@pytest.mark.parametrize(("text", "value"), [("split 120 between 4 people", 30), ("share 90 among 3 friends", 30)])
+def test_sharing_an_amount_between_people_divides_it(text: str, value: float) -> None:
+    _check(text, "calculate", {"expression": value})

@@ -261,6 +261,13 @@ def test_a_nah_before_a_cancel_is_a_second_thought(text: str) -> None:
         "can you check if i have an alarm for tomorrow",
         "could you check whether there are any timers running",
         "see if I've got a reminder set for Friday",
+        "check whether any timers are running",
+        "can you tell me if there are any alarms set",
+        "how much longer on the cookies",
+        "how long until the pasta is done",
+        "is the lasagne ready yet",
+        "what's on my reminder list",
+        "what did you remind me about",
     ],
 )
 def test_timers_named_by_what_they_time_and_indirect_questions_list_them(text: str) -> None:
@@ -273,6 +280,9 @@ def test_timers_named_by_what_they_time_and_indirect_questions_list_them(text: s
         "how long is left on the movie",
         "how much time is left on my lease",
         "how much time is left for the exam",
+        "is the update done yet",
+        "is the game finished yet",
+        "can you tell me if it will rain",
         "would you mind if I set a timer",
         "do you mind telling me a story",
         "i set an alarm",
