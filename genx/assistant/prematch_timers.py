@@ -107,7 +107,10 @@ _TIME_FOR = _rx(r"time (?P<rest>.+)")  # "time 3 minutes for my tea": the value 
 _TIMER_OTHER = [
     _rx(r"(?:time me|count ?down|count me down)(?: from| for)? (?P<duration>.+)"),
     _rx(r"(?:tell me|let me know|alert me|ping me|buzz me|notify me|remind me|beep|call me|nudge me) (?:in|after) (?P<duration>.+?)"),
-    _rx(r"let me know when (?P<duration>.+?) (?:is|are|has|have) (?:up|passed|gone by|over)"),
+    _rx(  # "tell me " is stripped as politeness: "(tell me) when 10 minutes have passed"
+        r"(?:(?:let me know|alert me|ping me|buzz me|beep|shout) )?when (?P<duration>.+?) (?:is|are|has|have) "
+        r"(?:up|passed|gone by|gone|over)"
+    ),
 ]
 
 

@@ -244,6 +244,13 @@ def test_would_you_mind_doing_something_is_the_request_to_do_it(text: str, tool:
     _check(text, tool, slots)
 
 
+@pytest.mark.parametrize(
+    ("text", "duration"), [("tell me when 10 minutes have passed", "10 minutes"), ("ping me when an hour is up", "1 hour")]
+)
+def test_asking_to_be_told_when_a_length_of_time_has_passed_sets_a_timer(text: str, duration: str) -> None:
+    _check(text, "set_timer", {"duration": duration})
+
+
 @pytest.mark.parametrize("text", ["nah, cancel that", "naw delete it", "nah never mind"])
 def test_a_nah_before_a_cancel_is_a_second_thought(text: str) -> None:
     _check(text, "cancel_timer", {})
@@ -268,6 +275,8 @@ def test_a_nah_before_a_cancel_is_a_second_thought(text: str) -> None:
         "is the lasagne ready yet",
         "what's on my reminder list",
         "what did you remind me about",
+        "what have I got set",
+        "do I have anything scheduled for tomorrow",
     ],
 )
 def test_timers_named_by_what_they_time_and_indirect_questions_list_them(text: str) -> None:
@@ -291,6 +300,8 @@ def test_timers_named_by_what_they_time_and_indirect_questions_list_them(text: s
         "what did I ask you yesterday",
         "my alarm didn't go off this morning",
         "nah I am fine",
+        "what do I have on tomorrow",
+        "when the hour is up",
     ],
 )
 def test_chat_about_time_left_minding_or_alarms_set_is_no_tool_request(text: str) -> None:
