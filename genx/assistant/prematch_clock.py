@@ -53,6 +53,10 @@ _TIME_OF_PLACE = [
     # "what time is it where my brother lives, in Denver"
     _rx(rf"[^,]* (?:in|from) {_PLACE}, (?:so )?(?:what(?:'s| is) the time|what time is it) (?:there|over there){_NOW}"),
     _rx(rf"(?:what(?:'s| is) the time|what time is it) (?:where|for) [^,]+, (?:in|over in|out in) {_PLACE}"),
+    # a place's zone, which the clock's answer names: "what's the time zone in Chicago", "what time zone is Denver in"
+    _rx(rf"(?:what(?:'s| is) )?(?:the )?time ?zone (?:in|of|for) {_PLACE}"),
+    _rx(rf"what time ?zone is {_PLACE} in"),
+    _rx(rf"(?:what(?:'s| is) )?{_PLACE}(?:'s| s) time ?zone"),
     # the place said first: "Tokyo, what time is it there"
     _rx(rf"(?:in |and in |what about )?{_PLACE},? (?:what(?:'s| is) the time|what time is it)(?: there| over there)?{_NOW}"),
 ]
@@ -130,6 +134,7 @@ _DATE: list[tuple[re.Pattern[str], bool]] = [  # (pattern, its date must parse);
         False,
     ),
     (_rx(r"what(?:'s| is) (?:the date )?today(?:'s| s)?(?: date)?"), False),
+    (_rx(r"what(?:'s| is| was| will be) (?P<date>the day after tomorrow|the day before yesterday|tomorrow|yesterday)"), False),
     (_rx(r"(?:what|which) (?:year|month) (?:is it|is this|are we in)(?: now| today)?"), False),
     (_rx(r"(?:tell me |give me )?(?:the |today's |todays )?date(?: please)?"), False),
     (_rx(rf"(?:what|which) {_DAY_WORDS} {_IT_BE} {_DATE_EXPR}"), False),

@@ -300,3 +300,21 @@ def test_contractions_without_their_apostrophe_read_as_with_it(text: str, tool: 
 @pytest.mark.parametrize(("text", "value"), [("split 120 between 4 people", 30), ("share 90 among 3 friends", 30)])
 def test_sharing_an_amount_between_people_divides_it(text: str, value: float) -> None:
     _check(text, "calculate", {"expression": value})
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "slots"),
+    [
+        ("what's the day after tomorrow", "date_info", {"date": "the day after tomorrow"}),
+        ("what was yesterday", "date_info", {"date": "yesterday"}),
+        ("what time zone is Denver in", "current_time", {"place": "Denver"}),
+        ("what's the time zone in Chicago", "current_time", {"place": "Chicago"}),
+    ],
+)
+def test_a_bare_day_word_or_a_places_time_zone_goes_to_the_calendar_or_the_clock(text: str, tool: str, slots: dict[str, Any]) -> None:
+    _check(text, tool, slots)
+
+
+@pytest.mark.parametrize("text", ["what's the time zone like", "what time zone are you in", "I'm visiting Rome next week"])
+def test_chat_about_time_zones_or_a_trip_is_no_tool_request(text: str) -> None:
+    assert prematch(text) is None
