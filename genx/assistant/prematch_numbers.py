@@ -8,8 +8,8 @@ operator), and a conversion's two units must be known to pint and convertible
 conversions); money between two currencies is claimed too, and the tool says
 it has no exchange rates offline. Spoken numbers are read first ("seventeen times twenty three"),
 fractions are values ("a quarter cup", "one and a half pounds"), and an amount in two units is
-said in the first ("6 feet 2 inches" → 6.1667 feet, "11 stone 4" → 11.2857 stone). A price each and
-a count multiply ("if pizzas cost 14.50 each and we order three, how much is that"); an amount said in
+said in the first ("6 feet 2 inches" → 6.1667 feet, "11 stone 4" → 11.2857 stone). Sums told as a story
+(prices, rates, having and giving: :mod:`.prematch_word_problems`) are rewritten first; an amount said in
 a clause may be converted by a question pointing back at it ("… 180 degrees celsius, what's that in fahrenheit"). The
 statement word order after "tell me" is the question's too ("what 10 stone is in kilograms").
 """
@@ -20,6 +20,7 @@ import functools
 import re
 
 from genx.assistant.intents import Intent
+from genx.assistant.prematch_word_problems import WORD_PROBLEMS
 from genx.errors import ToolFailure
 from genx.toolbox.calc import evaluate, normalise_expression
 from genx.toolbox.numwords import parse_number, words_to_numbers
@@ -43,13 +44,6 @@ _CALC_LEAD = _rx(
 _CALC_TAIL = _rx(
     r"(?: (?:equal|equals|make|makes|come to|comes to|give|give you|give me|add up to|is|are|be|exactly|in total|total|what|"
     r"what is that|is what))+$"
-)
-_NUM = r"(\d+(?:\.\d+)?|\(\d+ / 100\))"  # a price: "14.50", "(50 / 100)" (50 cents)
-_EACH = r"(?:each|apiece|a piece|a pop|per (?:person|head|ticket|item|piece|one|unit))"
-#: The question after a price and a count, its last words perhaps already cut by _CALC_TAIL ("will that [be]").
-_HOW_MUCH = (
-    r"(?:how much|what)(?:(?:'s| is| are| does| do| would| will)? (?:that|it|the(?: total)?|this|we|i)"
-    r"(?: (?:be|cost|come to|pay|owe|spend|need))?)?(?: in total| altogether| all together)?$"
 )
 _DENOMINATORS = {"halves": 2, "thirds": 3, "quarters": 4, "fourths": 4, "fifths": 5, "sixths": 6, "sevenths": 7, "eighths": 8,
                  "ninths": 9, "tenths": 10}  # fmt: skip
@@ -99,12 +93,7 @@ _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied 
      r"\2% of \1"),
     (_rx(r"\b(\d+(?:\.\d+)?) ?(?:percent|per cent|%) (?:tip )?on (\d+(?:\.\d+)?)"), r"\1% of \2"),
     (_rx(r"\b(\d+(?:\.\d+)?) ?(?:percent|per cent|%) (?:discount )?off (\d+(?:\.\d+)?)"), r"\2 - \1%"),
-    # a price each and a count (money words already gone): "if pizzas cost 14.50 each and we order 3, how much is that"
-    (_rx(rf"^(?:if )?(?:an? |one |the |each |every )?[a-z]+(?: [a-z]+)? (?:costs?|are|is|were|was) {_NUM}(?: {_EACH})?(?:,? and|,? so|,)? "
-         rf"(?:we|i|you|they) (?:order|buy|get|need|want|take|have|book)(?: in)? (\d+)(?: of them)?,? {_HOW_MUCH}"),
-     r"\1 * \2"),
-    (_rx(rf"^(?:(?:i|we) (?:need|want|bought|buy|ordered|order|got|get|am buying|are buying|'re buying|'m buying) )?"
-         rf"(\d+) [a-z]+(?: [a-z]+)? (?:at|for) {_NUM} {_EACH},? {_HOW_MUCH}"), r"\1 * \2"),  # "3 coffees at 4.20 each"
+    *WORD_PROBLEMS,  # after the money words are gone
 ]
 _OPERATOR = re.compile(r"[-+*/%]|\b(?:sqrt|cbrt|factorial|log|ln|sin|cos|tan)\b")
 

@@ -250,6 +250,19 @@ def test_a_price_each_and_a_count_are_multiplied(text: str, value: float) -> Non
 
 
 @pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("if she makes 15 an hour and works 40 hours how much does she make", 600),
+        ("how much do 3 books at 12.99 each cost", 38.97),
+        ("if I have 12 cookies and eat 5, how many do I have left", 7),
+        ("we have 8 chairs and buy 4 more, how many do we have now", 12),
+    ],
+)
+def test_a_rate_a_count_or_having_and_giving_is_calculated(text: str, value: float) -> None:
+    _check(text, "calculate", {"expression": value})
+
+
+@pytest.mark.parametrize(
     ("text", "want"),
     [
         ("the box weighs 3 kilos, how much is that in pounds", (3, "kilograms", "pounds")),
@@ -271,6 +284,8 @@ def test_an_amount_said_in_a_clause_then_asked_in_another_unit_is_converted(text
         "we met on 5 June 2010 in Paris, what a day that was",
         "my son was born on a Tuesday",
         "thats a nice song",
+        "I have 20 apples and I like them",
+        "if I have 2 kids and lose my job how many do I have left",
         "its 5 oclock somewhere",
         "whats the point of timers",
     ],
