@@ -238,7 +238,8 @@ def _morning(time: str) -> str:
 
 
 _REMIND_LEAD = _rx(
-    r"(?:please )?(?:remind me|set (?:a |me a |up a )?reminder|create (?:a )?reminder|add (?:a )?reminder|make (?:a )?reminder|"
+    r"(?:please )?(?:remind me|set (?:a |me a |up a )?reminder|"
+    r"put (?:in )?(?:a |me a )?reminder(?: in| on| down)?|create (?:a )?reminder|add (?:a )?reminder|make (?:a )?reminder|"
     r"new reminder|reminder|don'?t let me forget|do not let me forget|make sure i (?:remember|don'?t forget)|"
     r"help me remember|i need (?:to be reminded|a reminder)|can i get a reminder|give me a reminder)(?: for me)?,?(?P<body> .+)"
 )

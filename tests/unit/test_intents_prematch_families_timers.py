@@ -251,6 +251,17 @@ def test_asking_to_be_told_when_a_length_of_time_has_passed_sets_a_timer(text: s
     _check(text, "set_timer", {"duration": duration})
 
 
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("put a reminder in for 6 pm to call Sam", {"text": "call Sam", "when": "6 pm"}),
+        ("put in a reminder for tomorrow at 9 to pay the bills", {"text": "pay the bills", "when": "tomorrow at 9"}),
+    ],
+)
+def test_putting_a_reminder_in_sets_one(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "set_reminder", slots)
+
+
 @pytest.mark.parametrize("text", ["nah, cancel that", "naw delete it", "nah never mind"])
 def test_a_nah_before_a_cancel_is_a_second_thought(text: str) -> None:
     _check(text, "cancel_timer", {})
