@@ -42,7 +42,8 @@ _NOT_TIMED = (
     r"(?:lease|contract|warranty|subscription|meter|parking|clock|battery|game|match|loan|mortgage|visa|licen[cs]e|plan|card|term|"
     r"semester|trial|offer|sale|deal|auction|ticket|pass|insurance|policy|membership|movie|film|show|episode|series|song|album|"
     r"podcast|video|book|audiobook|flight|trip|journey|drive|ride|download|upload|update|install|installation|class|lesson|lecture|"
-    r"course|meeting|call|shift|exam|test|quiz|half|quarter|period|season|year|month|week|day)"
+    r"course|meeting|call|shift|exam|test|quiz|half|quarter|period|season|year|month|week|day|road|bus|train|tram|car|plane|taxi|"
+    r"uber|cab|wait|queue|line|repair|delivery|order|package|parcel|appointment|surgery|operation|report|homework|project|room)"
 )
 _TIMED = rf"(?!(?:[a-z]+ )?{_NOT_TIMED}\b)[a-z]+(?: [a-z]+)?"  # a timer's name: "the brisket", "my roast chicken"
 _LIST = [
@@ -78,7 +79,7 @@ _LIST = [
         r"(?:list|show me|tell me|show) (?:everything|all) (?:you're|you are|that you're|that is) (?:timing|counting down)"),
     _rx(r"how much (?:time is|time do i have|longer is) left|how long is left"),
     # a timer named by what it times: "how long is left on the brisket"; not a lease, a film or a flight
-    _rx(rf"(?:how (?:much time is|much time's|long is|long's|much longer is) (?:left|remaining)|how much longer) (?:on|for) "
+    _rx(rf"(?:how (?:much time is|much time's|long is|long's|much longer is) (?:left|remaining) (?:on|for)|how much longer on) "
         rf"(?:my |the ){_TIMED}"),
     _rx(rf"how long (?:until|till|before) (?:my |the ){_TIMED} (?:is|are|will be) (?:done|ready|finished|cooked)|"
         rf"(?:is|are) (?:my |the ){_TIMED} (?:done|ready|finished|cooked) yet"),
