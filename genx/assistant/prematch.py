@@ -2,7 +2,8 @@
 
 :func:`prematch` returns an :class:`~genx.assistant.intents.Intent` when the
 *whole* message is one of the phrasings (after dropping politeness: "could you
-please", "hey Parley,", trailing "please"), else ``None`` and the model router
+please", "hey Parley,", trailing "please"; "would you mind setting …" is "set …";
+"whats", "dont" are "what's", "don't"), else ``None`` and the model router
 (or the cloud model) decides. The phrasings live with their tools:
 :mod:`.prematch_clock` (time, dates), :mod:`.prematch_numbers` (arithmetic,
 conversions), :mod:`.prematch_timers` (setting timers, alarms, reminders),
@@ -35,12 +36,14 @@ _LEAD = re.compile(
     r"^(?:(?:(?:hey|hi|hello)(?: there)?|ok|okay|so(?: like)?|and|um|uh|erm|hmm|well|oh|alright|right|yo|parley|assistant|computer|"
     r"excuse me|sorry|good (?:morning|afternoon|evening)|yes|yeah|yep|yup|sure|google|alexa|siri|quick one|let's see|let me see)"
     r"\b[ ,]*)*"
-    r"(?:(?:can|could|would|will) you(?: please| maybe| possibly| perhaps| just)?(?: quickly)?(?: be able to)?"
-    r"(?: tell me| let me know| check| say)? |please |kindly |(?:(?:can|could|would) you )?do me a fav(?:ou)?r and |"
+    r"(?:(?:can|could|would|will) you(?: please| maybe| possibly| perhaps| just| mind)?(?: quickly)?(?: be able to)?"
+    r"(?: tell me| let me know| check| say)?(?! (?:if|whether)\b) |please |kindly |(?:(?:can|could|would) you )?do me a fav(?:ou)?r and |"
     r"i want to know |i'd like to know |i would like to know |i wanna know |i need to know |i was wondering |i wonder |"
-    r"i'm wondering |i am wondering |(?:if|whether) you (?:could|can|would|might)(?: please)?(?: tell me| let me know| check)? |"
+    r"i'm wondering |i am wondering |"
+    r"(?:if|whether) you (?:could|can|would|might)(?: please)?(?: tell me| let me know| check)?(?! (?:if|whether)\b) |"
     r"i'd love to know |i'm curious[ ,]+|"
-    r"tell me |do you know |quick question[ ,]*|just |would you mind |be a dear and |go ahead and |i'd like you to |"
+    r"tell me (?!(?:if|whether)\b)|do you know |quick question[ ,]*|just |would you mind |do you mind |"
+    r"be a dear and |go ahead and |i'd like you to |"
     r"i want you to |i need you to |(?:do you )?mind telling me |any idea |got any idea |do you happen to know |"
     r"i need to (?=convert|calculate|work out|know|figure)|i want to (?=convert|calculate|work out|know|figure)|"
     r"i'd like to (?=convert|calculate|work out|know|figure)|(?:(?:can|could) you )?help me (?=convert|calculate|work out|set|figure))*",
@@ -54,12 +57,42 @@ _TAIL = re.compile(
 )
 
 
+#: A request asked as "would you mind setting …" is the command "set …": the gerunds of the tools' verbs.
+_BASE = {
+    "setting": "set", "starting": "start", "putting": "put", "making": "make", "creating": "create", "cancelling": "cancel",
+    "canceling": "cancel", "stopping": "stop", "deleting": "delete", "removing": "remove", "turning": "turn",
+    "switching": "switch", "checking": "check", "telling": "tell", "converting": "convert", "calculating": "calculate",
+    "working": "work", "waking": "wake", "getting": "get", "reminding": "remind", "listing": "list", "showing": "show",
+    "giving": "give", "adding": "add",
+}  # fmt: skip
+_MIND_GERUND = re.compile(rf"\b((?:would|do) you mind(?: just| also)? )({'|'.join(_BASE)})\b", re.IGNORECASE)
+
+
+#: Contractions heard or typed without their apostrophe ("whats the date in 3 weeks"); only words that are no other word.
+_BARE_CONTRACTION = re.compile(
+    r"\b(what|when|where|how|that|there)s\b|\b(i)m\b|\b(i|you|we|they)ve\b|\b(do|does|did|is|are|ca|was|were|would|could|should)nt\b",
+    re.IGNORECASE,
+)
+
+
+def _apostrophe(m: re.Match[str]) -> str:
+    if m[1]:
+        return f"{m[1]}'s"
+    if m[2]:
+        return f"{m[2]}'m"
+    if m[3]:
+        return f"{m[3]}'ve"
+    return f"{m[4]}n't"
+
+
 def clean_utterance(text: str) -> str:
     """One line, politeness and final punctuation removed, case kept (places and labels keep their spelling)."""
     t = text.replace("’", "'").replace("‘", "'")
     t = re.sub(r":\s+", ", ", t)  # "a reminder for noon: lunch with Dave" is a pause; 7:30 stays
     t = re.sub(r"(?<!\d):|:(?!\d)", " ", t)
     t = " ".join(t.split()).strip(" ?!.,")
+    t = _BARE_CONTRACTION.sub(_apostrophe, t)
+    t = _MIND_GERUND.sub(lambda m: m[1] + _BASE[m[2].lower()], t)
     for _ in range(3):
         t = _TAIL.sub("", _LEAD.sub("", t)).strip(" ?!.,")
     return t

@@ -6,7 +6,8 @@ one of its phrasings. Phrasings that are loose ("when is X", "what's the date
 X") claim the message only when X reads as a date (:func:`~genx.toolbox.dates.parse_date`),
 so "when is my dentist appointment" stays with the model. The same holds for a
 date said before its question ("three weeks after April 10, what's the date")
-and a yes/no question about a day ("is next Friday the 13th", "is tomorrow Saturday").
+and a yes/no question about a day ("is next Friday the 13th", "is tomorrow Saturday"), and a
+clause telling when something happened ("I was born on 9 May 1985, what day was that").
 """
 
 from __future__ import annotations
@@ -52,6 +53,10 @@ _TIME_OF_PLACE = [
     # "what time is it where my brother lives, in Denver"
     _rx(rf"[^,]* (?:in|from) {_PLACE}, (?:so )?(?:what(?:'s| is) the time|what time is it) (?:there|over there){_NOW}"),
     _rx(rf"(?:what(?:'s| is) the time|what time is it) (?:where|for) [^,]+, (?:in|over in|out in) {_PLACE}"),
+    # a place's zone, which the clock's answer names: "what's the time zone in Chicago", "what time zone is Denver in"
+    _rx(rf"(?:what(?:'s| is) )?(?:the )?time ?zone (?:in|of|for) {_PLACE}"),
+    _rx(rf"what time ?zone is {_PLACE} in"),
+    _rx(rf"(?:what(?:'s| is) )?{_PLACE}(?:'s| s) time ?zone"),
     # the place said first: "Tokyo, what time is it there"
     _rx(rf"(?:in |and in |what about )?{_PLACE},? (?:what(?:'s| is) the time|what time is it)(?: there| over there)?{_NOW}"),
 ]
@@ -129,6 +134,7 @@ _DATE: list[tuple[re.Pattern[str], bool]] = [  # (pattern, its date must parse);
         False,
     ),
     (_rx(r"what(?:'s| is) (?:the date )?today(?:'s| s)?(?: date)?"), False),
+    (_rx(r"what(?:'s| is| was| will be) (?P<date>the day after tomorrow|the day before yesterday|tomorrow|yesterday)"), False),
     (_rx(r"(?:what|which) (?:year|month) (?:is it|is this|are we in)(?: now| today)?"), False),
     (_rx(r"(?:tell me |give me )?(?:the |today's |todays )?date(?: please)?"), False),
     (_rx(rf"(?:what|which) {_DAY_WORDS} {_IT_BE} {_DATE_EXPR}"), False),
@@ -206,6 +212,8 @@ _PERSONAL = _rx(r"(?:my|our|his|her|their|your) ")
 _POSSESSIVE = _rx(r"(?P<day>.+?)(?:'s|s') date")
 _OFFSET = _rx(r"(?P<offset>.+?) (?P<way>from|after|before) (?P<date>.+)")
 _EVENT = _rx(r"(?:my|our|his|her|their|the) [a-z' ]+?(?:,| (?:on|is on|which is on|falls on|is),?) (?P<date>.+)")
+#: A clause telling when something happened: "I was born on the 9th of May 1985", "we got married on 5 June 2010".
+_HAPPENED = _rx(r"(?:i|we|he|she|they|(?:my|our|his|her|their) [a-z]+)(?: [a-z']+){1,4}? (?:on|in) (?P<date>.+)")
 
 
 def _date_args(when: str) -> dict[str, str]:
@@ -213,8 +221,9 @@ def _date_args(when: str) -> dict[str, str]:
     if (m := _OFFSET.fullmatch(when)) and m["date"].lower() not in ("now", "today") and reads("offset", m["offset"]):
         if _is_date(m["date"]) and not re.search(r"\d{4}", m["offset"]):
             return {"date": m["date"], "offset": m["offset"] + (" before" if m["way"].lower() == "before" else "")}
-    if not _is_date(when) and (m := _EVENT.fullmatch(when)) and _is_date(m["date"]):
-        return {"date": m["date"]}
+    for rx in (_EVENT, _HAPPENED):
+        if not _is_date(when) and (m := rx.fullmatch(when)) and _is_date(m["date"]):
+            return {"date": m["date"]}
     return {"date": when} if when else {}
 
 

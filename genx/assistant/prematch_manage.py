@@ -2,7 +2,9 @@
 
 Each matcher takes the cleaned utterance (:func:`genx.assistant.prematch.clean_utterance`)
 and returns an :class:`~genx.assistant.intents.Intent` when the *whole* text is
-one of its phrasings. A list question may say "right now" or "currently"; a
+one of its phrasings. A list question may say "right now" or "currently", be
+indirect ("check whether I've got an alarm set") or name a timer by what it
+times ("how long is left on the brisket"); a
 cancel may follow second thoughts ("actually, never mind, cancel it"). What a
 cancel names ("the pasta timer", "tomorrow's alarm", "it") is the ``which``
 slot, read by the tool (:func:`genx.toolbox.reminders.choose.choose`).
@@ -28,16 +30,35 @@ _MINE = (
     r"(?:my |the |all |all my |all the |all of my |any |all of the )?(?:current |active |pending |running |upcoming |set |existing |open )?"
     r"(?:recurring |repeating |daily |weekly |weekday |weekend |morning )?"
 )
+#: An indirect yes/no question, in statement order: "(check) whether I've got an alarm set", "see if there are any timers"
+#: ("if" only after its verb: "would you mind if I set a timer" asks no question of the list).
+_ASK = r"(?:check|see|find out|look|tell me|let me know|know)"
+_ASK_WHETHER = rf"(?:(?:{_ASK} )?whether|{_ASK} if) "
+_WHETHER = (
+    rf"{_ASK_WHETHER}(?:i have|i've got|i've set|i got|i set|you set|you've set|you have|there (?:is|are)|there's|do i have|have i got)"
+)
+#: Things with time left that no timer of ours times.
+_NOT_TIMED = (
+    r"(?:lease|contract|warranty|subscription|meter|parking|clock|battery|game|match|loan|mortgage|visa|licen[cs]e|plan|card|term|"
+    r"semester|trial|offer|sale|deal|auction|ticket|pass|insurance|policy|membership|movie|film|show|episode|series|song|album|"
+    r"podcast|video|book|audiobook|flight|trip|journey|drive|ride|download|upload|update|install|installation|class|lesson|lecture|"
+    r"course|meeting|call|shift|exam|test|quiz|half|quarter|period|season|year|month|week|day|road|bus|train|tram|car|plane|taxi|"
+    r"uber|cab|wait|queue|line|repair|delivery|order|package|parcel|appointment|surgery|operation|report|homework|project|room)"
+)
+_TIMED = rf"(?!(?:[a-z]+ )?{_NOT_TIMED}\b)[a-z]+(?: [a-z]+)?"  # a timer's name: "the brisket", "my roast chicken"
 _LIST = [
     _rx(rf"(?:list|show|show me|read|read out|read me|tell me|check|give me|display|see|view|what are|go through|review)(?: all)?(?: of)? "
         rf"{_MINE}{_KINDS}(?: and {_KINDS})*(?: (?:i have|i've set|i set|that are set|that are running|running|set|pending|left|"
         r"for today|for tomorrow|for tonight|for this week|today|tomorrow|please|now))?"),
-    _rx(rf"(?:what|which|any|how many) {_KINDS}(?: and {_KINDS})? (?:do i have|are (?:set|running|there|on|active|pending|left|coming up)|"
+    _rx(rf"(?:what|which|any|how many) {_KINDS}(?: and {_KINDS})? (?:do i have|are (?:set|running|there|on|active|pending|left|coming up|"
+        r"going|ticking|counting down|in progress|scheduled|queued)|"
         r"have i (?:got|set)|did i set|i have|have i|are coming up|are still running|are set for|are there for)"
         rf"(?: (?:set |running |going |on )?(?:for |on )?{_DAYS}| set| running| going| on)?"),
-    _rx(rf"(?:do i have|are there|have i (?:got|set)|did i set|did you set|is there|got|any) (?:any |an |a )?{_KINDS}"
+    _rx(rf"(?:do i have|are there|have i (?:got|set)|did i set|did you set|is there|got|any|{_WHETHER}) (?:any |an |a )?{_KINDS}"
         r"(?: set| running| on| left| active| pending| today| tomorrow| going)?"
         rf"(?: (?:for |on )?{_DAYS})?"),
+    _rx(rf"{_ASK_WHETHER}(?:any|the|my) {_KINDS} (?:is|are) (?:still )?(?:set|running|on|going|active|pending)"
+        rf"(?: (?:for |on )?{_DAYS})?"),  # "check whether any timers are running"
     _rx(r"how (?:much time is|long is|much time|long|much longer|many (?:minutes|seconds|hours)(?: are| is)?)"
         r"(?: left| remaining| to go)? (?:on|for|in) "
         r"(?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
@@ -50,11 +71,25 @@ _LIST = [
     _rx(r"(?:is|are) (?:my|the|an?|any) (?:[a-z0-9]+ )?(?:alarm|timer|reminder|countdown)s? (?:still )?"
         rf"(?:set|on|running|going|active|ticking|counting)(?: now| still)?(?: (?:for |on )?{_DAYS})?"),
     _rx(rf"what(?:'s| is) (?:the )?status of (?:my |the )?{_KINDS}"),
+    # nothing named: "what have I got set", "do I have anything scheduled for tomorrow"
+    _rx(rf"(?:what (?:have i got|do i have|have i|did i|is there|have you got)|"
+        rf"(?:do i have|have i got|is there|are there) (?:anything|something)) "
+        rf"(?:set|scheduled|set up|booked in|running|ticking)(?: (?:for |on )?{_DAYS})?"),
     _rx(r"what(?:'s| is) (?:pending|scheduled|running|ticking)(?: right now| now)?|what are you timing(?: right now| now)?|"
         r"(?:list|show me|tell me|show) (?:everything|all) (?:you're|you are|that you're|that is) (?:timing|counting down)"),
     _rx(r"how much (?:time is|time do i have|longer is) left|how long is left"),
+    # a timer named by what it times: "how long is left on the brisket"; not a lease, a film or a flight
+    _rx(rf"(?:how (?:much time is|much time's|long is|long's|much longer is) (?:left|remaining) (?:on|for)|how much longer on) "
+        rf"(?:my |the ){_TIMED}"),
+    _rx(rf"how long (?:until|till|before) (?:my |the ){_TIMED} (?:is|are|will be) (?:done|ready|finished|cooked)|"
+        rf"(?:is|are) (?:my |the ){_TIMED} (?:done|ready|finished|cooked) yet"),
+    # what the reminders say: "what did I ask you to remind me about"
+    _rx(r"what (?:did|have) i (?:ask|asked|tell|told|get|got) you to remind me(?: about| of| to do)?(?: today| tomorrow)?|"
+        r"what (?:are|were) you (?:supposed|meant|going) to remind me (?:about|of)(?: today| tomorrow)?|"
+        r"what did you say you(?:'d| would) remind me (?:about|of)|what (?:did|do|will) you (?:have to )?remind me (?:about|of)"),
     _rx(r"(?:what's|what is|how much is|how much time is) (?:left|remaining) on (?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
-    _rx(rf"what(?:'s| is| are) (?:on )?my {_KINDS}|(?:my |the )?{_KINDS} status|status of (?:my |the )?{_KINDS}|my {_KINDS}"),
+    _rx(rf"what(?:'s| is| are) (?:on )?my {_KINDS}(?: list)?|(?:show me |read me |read )?my {_KINDS} list|"
+        rf"(?:my |the )?{_KINDS} status|status of (?:my |the )?{_KINDS}|my {_KINDS}"),
     _rx(r"when (?:is|does) (?:my|the) (?:next )?(?:alarm|timer|reminder)(?: set for| go off| ring)?"),
     _rx(r"(?:for )?what time (?:is|are|does|do|will) (?:my|the) (?:next )?(?:[a-z0-9]+ )?(?:alarm|timer|reminder)s? "
         r"(?:set for|set to|for|going to go off|going off|go off|ring|due)"),
@@ -70,7 +105,7 @@ _WHICH = (
 )
 #: Second thoughts said before a cancel, any number of them: "actually, never mind, cancel it", "forget it, stop the timer".
 _RETHINK = (
-    r"(?:(?:never ?mind|no|nope|wait|no wait|hold on|actually|oh|ok|okay|hmm|sorry|forget it|forget that|scratch that|"
+    r"(?:(?:never ?mind|no|nope|nah|naw|wait|no wait|hold on|actually|oh|ok|okay|hmm|sorry|forget it|forget that|scratch that|"
     r"on second thoughts?|i changed my mind|changed my mind|i've changed my mind)[ ,]+)*"
 )
 _CANCEL = [

@@ -8,7 +8,9 @@ operator), and a conversion's two units must be known to pint and convertible
 conversions); money between two currencies is claimed too, and the tool says
 it has no exchange rates offline. Spoken numbers are read first ("seventeen times twenty three"),
 fractions are values ("a quarter cup", "one and a half pounds"), and an amount in two units is
-said in the first ("6 feet 2 inches" → 6.1667 feet, "11 stone 4" → 11.2857 stone). The
+said in the first ("6 feet 2 inches" → 6.1667 feet, "11 stone 4" → 11.2857 stone). Sums told as a story
+(prices, rates, having and giving: :mod:`.prematch_word_problems`) are rewritten first; an amount said in
+a clause may be converted by a question pointing back at it ("… 180 degrees celsius, what's that in fahrenheit"). The
 statement word order after "tell me" is the question's too ("what 10 stone is in kilograms").
 """
 
@@ -18,6 +20,7 @@ import functools
 import re
 
 from genx.assistant.intents import Intent
+from genx.assistant.prematch_word_problems import WORD_PROBLEMS
 from genx.errors import ToolFailure
 from genx.toolbox.calc import evaluate, normalise_expression
 from genx.toolbox.numwords import parse_number, words_to_numbers
@@ -71,12 +74,14 @@ _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied 
 
     (_rx(r"\bdivide (\d+(?:\.\d+)?) (?:by|into) (\d+(?:\.\d+)?)"), r"\1 / \2"),
     (_rx(r"\b(?:split|share|divide) (\d+(?:\.\d+)?) (\d+) ways\b"), r"\1 / \2"),
+    (_rx(r"^(?:split|share|divide) (\d+(?:\.\d+)?) (?:between|among|amongst) (\d+)(?: people| persons| friends| of us)?$"), r"\1 / \2"),
     (_rx(r"\b(\d+(?:\.\d+)?) (?:divided into|split (?:into|between|among|by)|shared (?:between|among|by)) (\d+(?:\.\d+)?)"), r"\1 / \2"),
     (_rx(r"\b(\d+) factorial\b"), r"factorial(\1)"),
     *((_rx(rf"\b(\d+) {word} of (\d+(?:\.\d+)?)"), rf"(\1 / {d}) * \2") for word, d in _DENOMINATORS.items()),
     (_rx(r"\bsqrt of\b"), "sqrt"),
     (_rx(r"\bnegative (?=\d)"), "-"),
     (_rx(r"\b(\d+)/(\d+) of (\d+(?:\.\d+)?)"), r"(\1 / \2) * \3"),
+    (_rx(r"\b(\d+)(?: ?(?:cents|pence)|p)\b"), r"(\1 / 100)"),  # "50 cents each", "30p"
     (_rx(r"[$£€] ?(?=\d)|(?<=\d) ?(?:dollars|euros|bucks|pounds|quid|usd|eur|gbp|€|\$|£)(?!\w)"), ""),
     (_rx(r"\bthe square of (\d+(?:\.\d+)?)"), r"\1 ** 2"),
     (_rx(r"\b(\d+(?:\.\d+)?) to the (?:2nd|second)(?: power)?"), r"\1 ** 2"),
@@ -88,6 +93,7 @@ _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied 
      r"\2% of \1"),
     (_rx(r"\b(\d+(?:\.\d+)?) ?(?:percent|per cent|%) (?:tip )?on (\d+(?:\.\d+)?)"), r"\1% of \2"),
     (_rx(r"\b(\d+(?:\.\d+)?) ?(?:percent|per cent|%) (?:discount )?off (\d+(?:\.\d+)?)"), r"\2 - \1%"),
+    *WORD_PROBLEMS,  # after the money words are gone
 ]
 _OPERATOR = re.compile(r"[-+*/%]|\b(?:sqrt|cbrt|factorial|log|ln|sin|cos|tan)\b")
 
@@ -185,6 +191,9 @@ _CONVERT = [
         rf"{_AS} (?P<to>{_UNIT})"
     ),
     _rx(rf"(?:how many|how much) (?P<to>{_UNIT}) {_VALUE} ?(?P<from>{_UNIT}) (?:is|are|makes|would be|will be|comes to|works out to)"),
+    # the amount in a clause, then the question points back at it: "the recipe says 180 degrees celsius, what's that in fahrenheit"
+    _rx(rf"(?:[^\d,]+ )?(?P<value>-?\d+(?:[.,]\d+)?) ?(?P<from>{_UNIT}),? (?:so |and )?"
+        rf"(?:what(?:'s| is| would be| will be)|how much is|how much would be) (?:that|this|it) {_AS} (?P<to>{_UNIT})"),
 ]
 
 

@@ -54,13 +54,21 @@ _BAD_LABEL = re.compile(  # words that say which kind of timer or where the leng
 )
 
 
+#: Words before a length that qualify it ("minus 5 minutes", "about 10 minutes"): not a timer's name.
+_HEDGE = re.compile(
+    r"(?:minus|negative|plus|about|around|roughly|approximately|exactly|like|only|just|over|under|almost|nearly|another|extra)\b",
+    re.IGNORECASE,
+)
+
+
 def _label(text: str) -> str:
     label = re.sub(r"^(?:the|my|a|an)\s+", "", text.strip(" ,"), flags=re.IGNORECASE)
     return "" if _BAD_LABEL.match(label) else label
 
 
-def _split_named(rest: str, ok: Callable[[str], bool]) -> tuple[str, str] | None:
-    """``rest`` as (value, label): "8 minutes for the pasta", "called pasta for 8 minutes", or just the value."""
+def _split_named(rest: str, ok: Callable[[str], bool], *, bare_label: bool = False) -> tuple[str, str] | None:
+    """``rest`` as (value, label): "8 minutes for the pasta", "called pasta for 8 minutes", or just the value;
+    with ``bare_label`` (after "a timer for") also a name straight before the value: "the rice 12 minutes"."""
     if ok(rest):
         return rest, ""
     for m in re.finditer(rf",? {_NAMED} ", rest, re.IGNORECASE):
@@ -70,6 +78,11 @@ def _split_named(rest: str, ok: Callable[[str], bool]) -> tuple[str, str] | None
     first = re.fullmatch(rf"(?:{_NAMED} )?(?P<label>.+?) (?:for|at|of|to) (?P<value>.+)", rest, re.IGNORECASE)
     if first and ok(first["value"]) and len(first["label"].split()) <= 4 and not ok(first["label"]):  # "(for) the eggs for 6 minutes"
         return first["value"], _label(first["label"])
+    words = rest.split()
+    for cut in range(1, min(len(words), 4) if bare_label else 1):
+        label, value = " ".join(words[:cut]), " ".join(words[cut:])
+        if ok(value) and not _QUANTITY.search(label) and not _HEDGE.match(label) and _label(label):
+            return value, _label(label)
     parts = re.split(r"[?.!;,] +", rest, maxsplit=1)  # "for the eggs? 7 minutes", "for the steak, 4 minutes": a name, a value
     if len(parts) == 2:
         for value, label in (parts, parts[::-1]):
@@ -85,7 +98,7 @@ def _args(key: str, value: str, label: str) -> dict[str, str]:
 # A comma after the tool's word is a pause before its value ("set a timer, 4 minutes, for the steak"): the value must read.
 _TIMER_AFTER = _rx(
     rf"(?:{_SET})?{_ART}(?:(?P<label>[a-z]+) )?(?:timer|countdown|count down)(?: going| on| running)?,?"
-    r"(?: (?:to go off|that goes off|going off|to ring|that rings|to end|that ends) (?:in|after)| for| from| of| to| at| on for|"
+    r"(?P<prep> (?:to go off|that goes off|going off|to ring|that rings|to end|that ends) (?:in|after)| for| from| of| to| at| on for|"
     r" going for| lasting| that lasts)? (?P<rest>.+)"
 )
 _TIMER_BEFORE = _rx(rf"(?:{_SET})?(?:a |an |one )?(?P<before>.+?) (?:timer|countdown)(?: on| going)?(?:,? (?:{_NAMED}) (?P<label>.+))?")
@@ -94,7 +107,10 @@ _TIME_FOR = _rx(r"time (?P<rest>.+)")  # "time 3 minutes for my tea": the value 
 _TIMER_OTHER = [
     _rx(r"(?:time me|count ?down|count me down)(?: from| for)? (?P<duration>.+)"),
     _rx(r"(?:tell me|let me know|alert me|ping me|buzz me|notify me|remind me|beep|call me|nudge me) (?:in|after) (?P<duration>.+?)"),
-    _rx(r"let me know when (?P<duration>.+?) (?:is|are|has|have) (?:up|passed|gone by|over)"),
+    _rx(  # "tell me " is stripped as politeness: "(tell me) when 10 minutes have passed"
+        r"(?:(?:let me know|alert me|ping me|buzz me|beep|shout) )?when (?P<duration>.+?) (?:is|are|has|have) "
+        r"(?:up|passed|gone by|gone|over)"
+    ),
 ]
 
 
@@ -109,7 +125,7 @@ def match_timer(t: str) -> Intent | None:
     n = re.sub(r"(\d)-(?=[a-z])", r"\1 ", words_to_numbers(t))  # "a 20-minute timer"
     if m := _TIMER_AFTER.fullmatch(n):
         rest = re.sub(r"^(\d+(?:\.\d+)?)$", r"\1 minutes", m["rest"].strip())  # "a timer for 5": minutes
-        split = _split_named(rest, _is_span)
+        split = _split_named(rest, _is_span, bare_label=(m["prep"] or "").endswith("for"))
         label = _label(m["label"] or "")
         if split is not None:
             return Intent("set_timer", _args("duration", split[0], label or split[1]))
@@ -222,7 +238,8 @@ def _morning(time: str) -> str:
 
 
 _REMIND_LEAD = _rx(
-    r"(?:please )?(?:remind me|set (?:a |me a |up a )?reminder|create (?:a )?reminder|add (?:a )?reminder|make (?:a )?reminder|"
+    r"(?:please )?(?:remind me|set (?:a |me a |up a )?reminder|"
+    r"put (?:in )?(?:a |me a )?reminder(?: in| on| down)?|create (?:a )?reminder|add (?:a )?reminder|make (?:a )?reminder|"
     r"new reminder|reminder|don'?t let me forget|do not let me forget|make sure i (?:remember|don'?t forget)|"
     r"help me remember|i need (?:to be reminded|a reminder)|can i get a reminder|give me a reminder)(?: for me)?,?(?P<body> .+)"
 )

@@ -6,7 +6,9 @@ fourth of july") and returns its display name and the date it falls on in a
 year. Easter is the anonymous Gregorian computus; the US holidays that move
 are the n-th (or last) weekday of their month: Thanksgiving the 4th Thursday of
 November, Mother's Day the 2nd Sunday of May, Father's Day the 3rd Sunday of
-June, Labor Day the 1st Monday of September, Memorial Day the last Monday of May.
+June, Labor Day the 1st Monday of September, Memorial Day the last Monday of May (and MLK Day,
+Presidents' Day, Columbus Day); the Christian feasts that move are days from Easter (Ash Wednesday,
+Pentecost, the UK's Mothering Sunday); Black Friday is the day after Thanksgiving.
 """
 
 from __future__ import annotations
@@ -83,6 +85,35 @@ _TABLE: tuple[tuple[Holiday, tuple[str, ...]], ...] = (
     (_floating("Father's Day", 6, _SUN, 3), ("fathers day", "father day", "dads day")),
     (_floating("Labor Day", 9, _MON, 1), ("labor day",)),
     (_floating("Memorial Day", 5, _MON, -1), ("memorial day",)),
+    (_floating("Martin Luther King Jr. Day", 1, _MON, 3), ("martin luther king day", "martin luther king jr day", "mlk day")),
+    (_floating("Presidents' Day", 2, _MON, 3), ("presidents day", "president day", "washingtons birthday")),
+    (_floating("Columbus Day", 10, _MON, 2), ("columbus day", "indigenous peoples day")),
+    (Holiday("Black Friday", lambda year: nth_weekday(year, 11, _THU, 4) + timedelta(days=1)), ("black friday",)),
+    (Holiday("Cyber Monday", lambda year: nth_weekday(year, 11, _THU, 4) + timedelta(days=4)), ("cyber monday",)),
+    (_from_easter("Shrove Tuesday", -47), ("shrove tuesday", "pancake day", "mardi gras", "fat tuesday")),
+    (_from_easter("Ash Wednesday", -46), ("ash wednesday",)),
+    (_from_easter("Mothering Sunday", -21), ("mothering sunday", "uk mothers day", "british mothers day")),
+    (_from_easter("Palm Sunday", -7), ("palm sunday",)),
+    (_from_easter("Maundy Thursday", -3), ("maundy thursday", "holy thursday")),
+    (_from_easter("Ascension Day", 39), ("ascension day", "ascension", "ascension thursday")),
+    (_from_easter("Pentecost", 49), ("pentecost", "pentecost sunday", "whit sunday", "whitsun")),
+    (_from_easter("Whit Monday", 50), ("whit monday", "pentecost monday")),
+    (_fixed("Epiphany", 1, 6), ("epiphany", "twelfth night")),
+    (_fixed("Burns Night", 1, 25), ("burns night",)),
+    (_fixed("Australia Day", 1, 26), ("australia day",)),
+    (_fixed("Groundhog Day", 2, 2), ("groundhog day",)),
+    (_fixed("St David's Day", 3, 1), ("st davids day", "saint davids day")),
+    (_fixed("International Women's Day", 3, 8), ("international womens day", "womens day")),
+    (_fixed("Earth Day", 4, 22), ("earth day",)),
+    (_fixed("St George's Day", 4, 23), ("st georges day", "saint georges day")),
+    (_fixed("Cinco de Mayo", 5, 5), ("cinco de mayo",)),
+    (_fixed("Juneteenth", 6, 19), ("juneteenth",)),
+    (_fixed("Canada Day", 7, 1), ("canada day",)),
+    (_fixed("Bastille Day", 7, 14), ("bastille day",)),
+    (_fixed("All Saints' Day", 11, 1), ("all saints day", "all saints")),
+    (_fixed("Guy Fawkes Night", 11, 5), ("guy fawkes night", "guy fawkes day", "guy fawkes", "bonfire night")),
+    (_fixed("Veterans Day", 11, 11), ("veterans day", "remembrance day", "armistice day")),
+    (_fixed("St Andrew's Day", 11, 30), ("st andrews day", "saint andrews day")),
 )
 _BY_NAME = {alias: h for h, aliases in _TABLE for alias in aliases}
 

@@ -10,7 +10,7 @@ Two tables ship in ``genx/toolbox/data`` (package data, also in the bundle):
 
 :func:`resolve_place` looks a name up (case, accents and punctuation ignored;
 "City, Country" and "City in Country" narrow a name many countries share, else
-the largest city wins), and accepts IANA names in any case and UTC offsets.
+the largest city wins), and accepts IANA names in any case and UTC offsets, in words too ("UTC plus two").
 Unknown places and countries with several zones raise
 :class:`~genx.errors.ToolFailure` with a sentence a user can act on.
 """
@@ -28,6 +28,7 @@ from datetime import timedelta, timezone, tzinfo
 
 from genx.errors import ToolFailure
 from genx.resources import find_in_package
+from genx.toolbox.numwords import words_to_numbers
 
 __all__ = ["Place", "resolve_place", "zone_label"]
 
@@ -107,6 +108,19 @@ _OFFSET = re.compile(r"^(?:utc|gmt|z)?\s*([+-])\s*(\d{1,2})(?:[:.h]?(\d{2}))?$")
 _NOISE = re.compile(r"\b(?:right now|now|currently|local time|time zone|timezone|time|the city of|city of|downtown)\b")
 
 
+_SPOKEN_OFFSET = re.compile(r"^(utc|gmt)\s+(plus|minus)\s+(.+)$")
+
+
+def _spoken_offset(text: str) -> str:
+    """ "utc plus two" → "utc+2", "gmt minus five thirty" → "gmt-5:30", "utc plus five and a half" → "utc+5:30"; else ``text``."""
+    m = _SPOKEN_OFFSET.match(text)
+    if m is None:
+        return text
+    amount = words_to_numbers(m[3]).replace(" and a half", ":30").replace(" and a quarter", ":15")
+    amount = re.sub(r"^(\d{1,2})(?: hours?)?(?: (\d{2}))?$", lambda h: h[1] + (f":{h[2]}" if h[2] else ""), amount)
+    return f"{m[1]}{'+' if m[2] == 'plus' else '-'}{amount}"
+
+
 def resolve_place(text: str) -> Place:
     """The zone of ``text``; raises :class:`ToolFailure` naming it when it is unknown or spans several zones."""
     raw = text.strip().strip(".?!")
@@ -117,7 +131,7 @@ def resolve_place(text: str) -> Place:
     if iana is not None and "/" in iana:
         return Place(iana, zoneinfo.ZoneInfo(iana), iana)
     key = normalise(raw)
-    m = _OFFSET.match(re.sub(r"\s+", "", raw.lower()))
+    m = _OFFSET.match(re.sub(r"\s+", "", _spoken_offset(raw.lower())))
     if m:
         return _offset_place(raw, m)
     for candidate in _candidates(key):

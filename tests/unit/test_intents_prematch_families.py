@@ -220,3 +220,116 @@ def test_dozens_fractions_and_grouping_said_in_words_are_calculated(text: str, v
 def test_a_division_by_zero_goes_to_the_calculator_which_says_it_has_no_answer() -> None:
     got = prematch("what's 7 divided by zero")
     assert got is not None and got.tool == "calculate"
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("we got married on June 5th 2010, which day was that", {"date": "5 June 2010"}),
+        ("my daughter was born on 3 March 2015, what day of the week was it", {"date": "3 March 2015"}),
+        ("they opened the shop on the 1st of July 1999, what day was that", {"date": "1 July 1999"}),
+    ],
+)
+def test_a_clause_saying_when_something_happened_gives_its_date_to_the_day_question(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "date_info", slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("if tickets are 12 dollars each and we need four, how much will that be", 48),
+        ("three coffees at 4.20 each, how much is that", 12.6),
+        ("if a burger costs 9.50 apiece and I buy two, what's the total", 19),
+        ("if each ticket is 15 dollars and we need 3 how much", 45),
+        ("I need 6 eggs at 30 cents each, how much is that", 1.8),
+        ("three stamps at 85p each, what's the total", 2.55),
+    ],
+)
+def test_a_price_each_and_a_count_are_multiplied(text: str, value: float) -> None:
+    _check(text, "calculate", {"expression": value})
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("if she makes 15 an hour and works 40 hours how much does she make", 600),
+        ("how much do 3 books at 12.99 each cost", 38.97),
+        ("if I have 12 cookies and eat 5, how many do I have left", 7),
+        ("we have 8 chairs and buy 4 more, how many do we have now", 12),
+    ],
+)
+def test_a_rate_a_count_or_having_and_giving_is_calculated(text: str, value: float) -> None:
+    _check(text, "calculate", {"expression": value})
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("the box weighs 3 kilos, how much is that in pounds", (3, "kilograms", "pounds")),
+        ("my car does 40 miles per gallon what is that in kilometers per liter", (40, "miles per gallon", "kilometers per liter")),
+        ("the oven dial says 200 degrees fahrenheit, what's that in celsius", (200, "degrees Fahrenheit", "degrees Celsius")),
+    ],
+)
+def test_an_amount_said_in_a_clause_then_asked_in_another_unit_is_converted(text: str, want: tuple[float, str, str]) -> None:
+    _check(text, "convert_units", {"value": want[0], "from_unit": want[1], "to_unit": want[2]})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the recipe says 180 degrees",
+        "if pizzas cost 14.50 each we should order fewer",
+        "3 coffees at 4.20 each is expensive",
+        "I have 3 kids, what's that in dollars",
+        "we met on 5 June 2010 in Paris, what a day that was",
+        "my son was born on a Tuesday",
+        "thats a nice song",
+        "I have 20 apples and I like them",
+        "if I have 2 kids and lose my job how many do I have left",
+        "its 5 oclock somewhere",
+        "whats the point of timers",
+    ],
+)
+def test_chat_with_a_price_an_amount_or_a_past_date_is_no_tool_request(text: str) -> None:
+    assert prematch(text) is None
+
+
+@pytest.mark.parametrize(("text", "place"), [("what's the time in GMT minus five", "UTC-5"), ("time in utc plus three", "UTC+3")])
+def test_a_utc_offset_said_in_words_is_the_place_of_a_time_question(text: str, place: str) -> None:
+    _check(text, "current_time", {"place": place})
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "slots"),
+    [
+        ("whats the date in 3 weeks", "date_info", {"date": "in 3 weeks"}),
+        ("hows the pasta timer doing", "list_timers", {}),
+        ("dont let me forget to call mum at 6 pm", "set_reminder", {"text": "call mum", "when": "6 pm"}),
+        ("ive got to be up at 6, set an alarm", "set_alarm", {"time": "6 am"}),
+    ],
+)
+def test_contractions_without_their_apostrophe_read_as_with_it(text: str, tool: str, slots: dict[str, Any]) -> None:
+    _check(text, tool, slots)
+
+
+@pytest.mark.parametrize(("text", "value"), [("split 120 between 4 people", 30), ("share 90 among 3 friends", 30)])
+def test_sharing_an_amount_between_people_divides_it(text: str, value: float) -> None:
+    _check(text, "calculate", {"expression": value})
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "slots"),
+    [
+        ("what's the day after tomorrow", "date_info", {"date": "the day after tomorrow"}),
+        ("what was yesterday", "date_info", {"date": "yesterday"}),
+        ("what time zone is Denver in", "current_time", {"place": "Denver"}),
+        ("what's the time zone in Chicago", "current_time", {"place": "Chicago"}),
+    ],
+)
+def test_a_bare_day_word_or_a_places_time_zone_goes_to_the_calendar_or_the_clock(text: str, tool: str, slots: dict[str, Any]) -> None:
+    _check(text, tool, slots)
+
+
+@pytest.mark.parametrize("text", ["what's the time zone like", "what time zone are you in", "I'm visiting Rome next week"])
+def test_chat_about_time_zones_or_a_trip_is_no_tool_request(text: str) -> None:
+    assert prematch(text) is None

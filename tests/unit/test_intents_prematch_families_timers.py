@@ -216,3 +216,107 @@ def test_greetings_hedges_and_thanks_around_a_request_do_not_hide_it(text: str, 
 )
 def test_chat_with_those_families_words_is_no_tool_request(text: str) -> None:
     assert prematch(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("set a timer for the eggs six minutes", {"duration": "6 minutes", "label": "eggs"}),
+        ("start a timer for pasta 8 minutes", {"duration": "8 minutes", "label": "pasta"}),
+        ("put a timer on for the big roast two hours", {"duration": "2 hours", "label": "big roast"}),
+        ("set a timer for about 10 minutes", {"duration": "about 10 minutes"}),
+    ],
+)
+def test_a_timer_for_a_name_then_its_length_gets_both(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "set_timer", slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "slots"),
+    [
+        ("do you mind putting a timer on for ten minutes", "set_timer", {"duration": "10 minutes"}),
+        ("would you mind waking me up at 6", "set_alarm", {"time": "6 am"}),
+        ("would you mind converting 5 miles to km", "convert_units", {"value": 5, "from_unit": "miles", "to_unit": "km"}),
+        ("would you mind cancelling my alarm", "cancel_timer", {"which": "alarm"}),
+    ],
+)
+def test_would_you_mind_doing_something_is_the_request_to_do_it(text: str, tool: str, slots: dict[str, Any]) -> None:
+    _check(text, tool, slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "duration"), [("tell me when 10 minutes have passed", "10 minutes"), ("ping me when an hour is up", "1 hour")]
+)
+def test_asking_to_be_told_when_a_length_of_time_has_passed_sets_a_timer(text: str, duration: str) -> None:
+    _check(text, "set_timer", {"duration": duration})
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("put a reminder in for 6 pm to call Sam", {"text": "call Sam", "when": "6 pm"}),
+        ("put in a reminder for tomorrow at 9 to pay the bills", {"text": "pay the bills", "when": "tomorrow at 9"}),
+    ],
+)
+def test_putting_a_reminder_in_sets_one(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "set_reminder", slots)
+
+
+@pytest.mark.parametrize("text", ["nah, cancel that", "naw delete it", "nah never mind"])
+def test_a_nah_before_a_cancel_is_a_second_thought(text: str) -> None:
+    _check(text, "cancel_timer", {})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how long is left on the roast chicken",
+        "how much time is remaining on the cake",
+        "which alarms are ticking",
+        "what reminders are scheduled right now",
+        "what were you supposed to remind me about",
+        "what did i ask you to remind me to do tomorrow",
+        "can you check if i have an alarm for tomorrow",
+        "could you check whether there are any timers running",
+        "see if I've got a reminder set for Friday",
+        "check whether any timers are running",
+        "can you tell me if there are any alarms set",
+        "how much longer on the cookies",
+        "how long until the pasta is done",
+        "is the lasagne ready yet",
+        "what's on my reminder list",
+        "what did you remind me about",
+        "what have I got set",
+        "do I have anything scheduled for tomorrow",
+    ],
+)
+def test_timers_named_by_what_they_time_and_indirect_questions_list_them(text: str) -> None:
+    _check(text, "list_timers", {})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how long is left on the movie",
+        "how much time is left on my lease",
+        "how much time is left for the exam",
+        "is the update done yet",
+        "how much longer on the road",
+        "how much longer for the bus",
+        "is the car ready yet",
+        "is the game finished yet",
+        "can you tell me if it will rain",
+        "would you mind if I set a timer",
+        "do you mind telling me a story",
+        "i set an alarm",
+        "there is an alarm",
+        "check if the oven is on",
+        "what did I ask you yesterday",
+        "my alarm didn't go off this morning",
+        "nah I am fine",
+        "what do I have on tomorrow",
+        "when the hour is up",
+    ],
+)
+def test_chat_about_time_left_minding_or_alarms_set_is_no_tool_request(text: str) -> None:
+    assert prematch(text) is None

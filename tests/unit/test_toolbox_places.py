@@ -157,6 +157,16 @@ def test_utc_offsets_become_fixed_zones() -> None:
         resolve_place("UTC+15")
 
 
+@pytest.mark.parametrize(
+    ("name", "hours"),
+    [("UTC plus three", 3), ("GMT minus five", -5), ("utc plus five and a half", 5.5), ("GMT minus 3 30", -3.5)],
+)
+def test_utc_offsets_said_in_words_become_fixed_zones(name: str, hours: float) -> None:
+    from datetime import datetime, timedelta
+
+    assert resolve_place(name).zone.utcoffset(datetime(2026, 1, 1)) == timedelta(hours=hours)
+
+
 def test_an_unknown_place_is_a_failure_naming_it() -> None:
     with pytest.raises(ToolFailure, match="I don't know the time zone of Atlantis"):
         resolve_place("Atlantis")

@@ -176,6 +176,29 @@ def test_holidays_fall_on_their_day(text: str, expected: date) -> None:
     assert parse_date(text, TODAY) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [  # from published calendars; "today" is Tuesday 3 March 2026 (Easter 2026: 5 April; 2027: 28 March)
+        ("Pentecost", date(2026, 5, 24)),
+        ("Ascension Day", date(2026, 5, 14)),
+        ("Mothering Sunday", date(2026, 3, 15)),
+        ("Palm Sunday", date(2026, 3, 29)),
+        ("pancake day", date(2027, 2, 9)),  # 17 February 2026 is past
+        ("Ash Wednesday", date(2027, 2, 10)),
+        ("MLK Day", date(2027, 1, 18)),
+        ("Presidents' Day", date(2027, 2, 15)),
+        ("Columbus Day", date(2026, 10, 12)),
+        ("Black Friday", date(2026, 11, 27)),
+        ("Juneteenth", date(2026, 6, 19)),
+        ("Bonfire Night", date(2026, 11, 5)),
+        ("Remembrance Day", date(2026, 11, 11)),
+        ("St George's Day", date(2026, 4, 23)),
+    ],
+)
+def test_more_holidays_fixed_from_easter_or_the_nth_weekday_fall_on_their_day(text: str, expected: date) -> None:
+    assert parse_date(text, TODAY) == expected
+
+
 def test_a_holiday_already_past_this_year_is_next_years() -> None:
     after = date(2026, 12, 1)
     assert parse_date("Thanksgiving", after) == date(2027, 11, 25)

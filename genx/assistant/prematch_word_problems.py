@@ -1,0 +1,60 @@
+"""Everyday arithmetic said as a story, rewritten as the sum it asks: prices, rates, having and giving.
+
+:data:`WORD_PROBLEMS` is a list of (pattern, replacement) pairs in the shape of
+:mod:`.prematch_numbers`' spoken forms, applied after them to numberised,
+lower-case text whose money words are gone ("14.50 dollars" → "14.50", "30 cents" → "(30 / 100)")
+and whose question words the calculator's lead and tail patterns may already have cut
+("how much will that [be]"). Each pattern is the whole story: a price each and a
+count ("if pizzas cost 14.50 each and we order 3, how much is that"), a rate and a
+count of its unit ("if I earn 20 an hour and work 8 hours, how much do I make"),
+having some and giving or getting some ("I have 20 apples and give away 7, how many
+do I have left"). What is left must still evaluate before the pre-match claims it.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["WORD_PROBLEMS"]
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+_NUM = r"(\d+(?:\.\d+)?|\(\d+ / 100\))"  # a price: "14.50", "(50 / 100)" (50 cents)
+_EACH = r"(?:each|apiece|a piece|a pop|per (?:person|head|ticket|item|piece|one|unit))"
+#: The question after a price and a count, its last words perhaps already cut by _CALC_TAIL ("will that [be]").
+_HOW_MUCH = (
+    r"(?:how much|what)(?:(?:'s| is| are| does| do| would| will)? (?:that|it|the(?: total)?|this|we|i)"
+    r"(?: (?:be|cost|come to|pay|owe|spend|need))?)?(?: in total| altogether| all together)?$"
+)
+_WHO = r"(?:i|we|you|they|she|he)"
+_THINGS = r"[a-z]+(?: [a-z]+)?"  # what is counted: "pizzas", "cinema tickets"
+_HAVE = rf"^(?:if )?{_WHO} (?:have|had|has|got) (\d+) {_THINGS},? and (?:{_WHO} )?"
+
+WORD_PROBLEMS: list[tuple[re.Pattern[str], str]] = [
+    # a price each and a count: "if pizzas cost 14.50 each and we order 3, how much is that"
+    (_rx(rf"^(?:if )?(?:an? |one |the |each |every )?{_THINGS} (?:costs?|are|is|were|was) {_NUM}(?: {_EACH})?(?:,? and|,? so|,)? "
+         rf"{_WHO} (?:order|buy|get|need|want|take|have|book)(?: in)? (\d+)(?: of them)?,? {_HOW_MUCH}"),
+     r"\1 * \2"),
+    # a count at a price: "3 coffees at 4.20 each, how much is that", "how much would 4 tickets at 25 dollars cost"
+    (_rx(rf"^(?:(?:i|we) (?:need|want|bought|buy|ordered|order|got|get|am buying|are buying|'re buying|'m buying) )?"
+         rf"(\d+) {_THINGS} (?:at|for) {_NUM} {_EACH},? {_HOW_MUCH}"),
+     r"\1 * \2"),
+    (_rx(rf"^(?:how much )?(?:(?:would|will|do|does|did) )?(\d+) {_THINGS} (?:at|for) {_NUM}(?: {_EACH})? cost"
+         r"(?: in total| altogether)?$"),
+     r"\1 * \2"),
+    # a rate and a count of its unit: "if I earn 20 dollars an hour and work 8 hours, how much do I make"
+    (_rx(rf"^(?:if )?{_WHO} (?:earn|make|get|charge|pay|spend|save|burn)s? {_NUM} (?:an?|per) (hour|day|week|month),? and "
+         rf"(?:{_WHO} )?(?:work|do|spend|go|walk|run|drive|save|charge|stay|rent)(?:s|es)?(?: for)? (\d+) \2s?,? "
+         rf"how much (?:do|would|will|did|does) {_WHO}(?: make| earn| get| spend| save| burn| pay| owe)?(?: in total| altogether)?$"),
+     r"\1 * \3"),
+    # having some and giving or getting some: "if I have 20 apples and give away 7, how many do I have left"
+    (_rx(rf"{_HAVE}(?:give|gave|lose|lost|eat|ate|use|used|sell|sold|spend|spent|break|broke)(?: away)? (\d+)(?: of them)?,? "
+         rf"how many (?:do|would|will|did|does) {_WHO} have(?: left)?$"),
+     r"\1 - \2"),
+    (_rx(rf"{_HAVE}(?:get|got|buy|bought|find|found|add|added|make|made)(?: another)? (\d+)(?: more)?,? "
+         rf"how many (?:do|would|will|did|does) {_WHO} have(?: now| in total| altogether)?$"),
+     r"\1 + \2"),
+]  # fmt: skip
