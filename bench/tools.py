@@ -21,6 +21,8 @@ who had not seen the router's code or results. Set 4 was kept untuned until the 
 it (its failures fixed by general rules, each with new phrasings in the unit tests): it no longer measures
 unseen data. ``tools_heldout5.jsonl`` (147 utterances) was written blind too, during that round, by a writer
 who had not seen the router's code or results, and nobody looked at its results before the round was merged.
+``tools_heldout6.jsonl`` (151 utterances) was written blind by a writer who had not seen the router's code,
+tests or results.
 """
 
 from __future__ import annotations
@@ -113,7 +115,7 @@ def time_ask(texts: list[str]) -> list[float]:
     return out
 
 
-SETS = ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "tuning")
+SETS = ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "tuning")
 
 
 def _table(results: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
