@@ -25,7 +25,8 @@ the sixth round tuned on it (its 11 failures fixed by general rules, each with n
 tests): it no longer measures unseen data either. Expected values follow the README's conventions in every
 set (a bare-hour wake-up is in the morning, "7 am"; an alarm cancelled by its time is named by that time).
 ``tools_heldout6.jsonl`` (151 utterances) was written blind, during the sixth round, by a writer who had not
-seen the router's code, tests or results.
+seen the router's code, tests or results. ``tools_heldout7.jsonl`` (151 utterances) was written blind,
+during the seventh round, by a writer who had not seen the router's code, tests or results.
 """
 
 from __future__ import annotations
@@ -118,7 +119,7 @@ def time_ask(texts: list[str]) -> list[float]:
     return out
 
 
-SETS = ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "tuning")
+SETS = ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "tuning")
 
 
 def _table(results: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
