@@ -23,14 +23,18 @@ bench). So the model is only a fallback, guarded on both sides:
 
 from __future__ import annotations
 
+import logging
 import re
 
 from genx.assistant.intents import Intent
 from genx.assistant.router import ModelRouter, RouteResult
 from genx.assistant.slot_reads import reads, units_convert
+from genx.deadline import within
 from genx.toolbox.numwords import words_to_numbers
 
-__all__ = ["model_fallback", "said", "trusted", "values_read", "worth_asking"]
+__all__ = ["ROUTER_BUDGET_S", "model_fallback", "said", "trusted", "values_read", "worth_asking"]
+
+log = logging.getLogger(__name__)
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -114,11 +118,22 @@ def trusted(intent: Intent, text: str) -> bool:
     return said(intent, text) and values_read(intent)
 
 
-async def model_fallback(router: ModelRouter, text: str) -> RouteResult:
-    """The router's answer for a message the pre-match left, guarded as the module docstring says."""
+#: The most the router may take before the message is answered as a plain question (no tool). Idle, a route
+#: takes 0.2-1 s (bench/tools.py "both" p95 0.25-0.5 s); a long string slot under the grammar costs ~0.3 s a
+#: token, and beside another model on 2 cores a route took 9-28 s: the answer would wait for all of it.
+ROUTER_BUDGET_S = 1.0
+
+
+async def model_fallback(router: ModelRouter, text: str, *, budget_s: float = ROUTER_BUDGET_S) -> RouteResult:
+    """The router's answer for a message the pre-match left, guarded as the module docstring says; no tool when
+    the router takes longer than ``budget_s`` (its generation is cancelled)."""
     if not worth_asking(text):
         return RouteResult(None, "", 0.0)
-    route = await router.route(text)
+    try:
+        route = await within(router.route(text), budget_s)
+    except TimeoutError:
+        log.info("router: no answer for %r within %.1f s; answering it without a tool", text, budget_s)
+        return RouteResult(None, "", budget_s * 1000.0)
     if route.intent is not None and not trusted(route.intent, text):
         return RouteResult(None, route.line, route.ms)
     return route

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -81,3 +82,28 @@ def test_a_model_value_the_message_never_said_is_not_trusted() -> None:
     assert not trusted(Intent("set_alarm", {"time": "7 am"}, "model"), "alarm please, the usual")
     assert trusted(Intent("set_alarm", {"time": "7 am"}, "model"), "an alarm for seven a.m. if you would")
     assert trusted(Intent("set_timer", {"duration": "4 minutes", "label": "eggs"}, "model"), "timer going for the eggs, four minute")
+
+
+class StuckRouter:
+    """A router that never answers (a grammar-constrained decode crawling beside another model)."""
+
+    def __init__(self) -> None:
+        self.cancelled = asyncio.Event()
+
+    async def route(self, text: str) -> RouteResult:
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            self.cancelled.set()
+            raise
+        raise AssertionError("unreachable")
+
+
+async def test_a_router_slower_than_its_budget_is_cancelled_and_the_message_gets_no_tool() -> None:
+    router = StuckRouter()
+    loop = asyncio.get_running_loop()
+    t0 = loop.time()
+    route = await model_fallback(router, "could I get a little timer going, four minutes", budget_s=0.05)  # type: ignore[arg-type]
+    assert route.intent is None
+    assert loop.time() - t0 < 1.0  # (a hang guard; the budget is 0.05 s)
+    assert router.cancelled.is_set()  # its generation does not run on beside the answer
