@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable
 
 from genx.assistant.intents import Intent
+from genx.assistant.prematch_backref import match_back_reference
 from genx.assistant.prematch_clock import match_date, match_time
 from genx.assistant.prematch_manage import match_cancel, match_list
 from genx.assistant.prematch_numbers import match_calc, match_convert
@@ -118,7 +119,7 @@ def prematch(text: str) -> Intent | None:
     t = clean_utterance(text)
     if not t or len(t) > 200:
         return None
-    return _match(t) or _after_scene(t)
+    return _match(t) or _after_scene(t) or match_back_reference(t, _match)
 
 
 def _match(t: str) -> Intent | None:

@@ -129,7 +129,8 @@ def match_timer(t: str) -> Intent | None:
         label = _label(m["label"] or "")
         if split is not None:
             return Intent("set_timer", _args("duration", split[0], label or split[1]))
-        if _QUANTITY.search(rest) and "," not in n and not re.search(rf" {_NAMED} ", rest):  # "banana minutes": the tool explains
+        named = m["prep"] or re.match(_SET, n, re.IGNORECASE)  # "the pasta timer was a mistake" names no length
+        if named and _QUANTITY.search(rest) and "," not in n and not re.search(rf" {_NAMED} ", rest):  # "banana minutes"
             return Intent("set_timer", _args("duration", rest, label))
     if m := _TIMER_BEFORE.fullmatch(n):
         words = m["before"].split()

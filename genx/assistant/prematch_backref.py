@@ -1,0 +1,71 @@
+"""A clause that gives a value, then a request that points back to it: "my brother is six feet tall, how much is that in cm".
+
+The request's back-reference ("there", "over there", "that", "that day", "it")
+is replaced by a run of the clause's words and the whole result must be one of
+the tools' own phrasings ("how much is six feet in cm"), so nothing is claimed
+that the plain request with its value spelt out would not be. The clause is
+never read for its meaning: a clause whose words, put in the request, make no
+phrasing ("I was in Paris last spring, what was that like") stays with the
+model. "there" is a place: the *shortest* run the place reader knows ("the
+Vancouver office" → "Vancouver"); "that"/"it" take the *longest* run that reads
+(an amount keeps its unit, a date its year: "christmas day nineteen eighty two").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from genx.assistant.intents import Intent
+from genx.assistant.slot_reads import reads
+
+__all__ = ["match_back_reference"]
+
+#: Where the request may start: after a comma, or at a request word ("… six feet tall how much is that").
+_START = re.compile(
+    r"(?:, |\s)(?=(?:set|start|put|give me|make|cancel|stop|delete|remove|turn|switch|what|what's|how|when|which|"
+    r"convert|calculate|work out|tell me|is|was|does|did)\b)",
+    re.IGNORECASE,
+)
+_PLACE_REF = re.compile(r"\b(?:over there|there)\b", re.IGNORECASE)
+_VALUE_REF = re.compile(r"\b(?:that day|that date|that|it)\b", re.IGNORECASE)
+_PHRASAL = re.compile(r"\b(turn|switch) (it|that) off\b", re.IGNORECASE)  # "turn it off" is "turn off it"
+_MAX_RUN = 8
+#: Words a run may not start or end with: they belong to the clause, not to the value.
+_EDGE = frozenset({"and", "but", "so", "is", "was", "are", "were", "be", "has", "have", "had", "to", "for", "of", "my", "it"})
+_FIRST_EDGE = _EDGE - {"my"}  # "my 6 am alarm" names the alarm
+
+
+def _runs(scene: str, *, shortest_first: bool) -> list[str]:
+    words = scene.split()
+    runs = [
+        " ".join(words[i:j])
+        for i in range(len(words))
+        for j in range(i + 1, min(len(words), i + _MAX_RUN) + 1)
+        if words[i].lower() not in _FIRST_EDGE and words[j - 1].lower() not in _EDGE
+    ]
+    return sorted(runs, key=lambda r: len(r.split()), reverse=not shortest_first)
+
+
+def _read(intent: Intent) -> bool:
+    """Every slot reads with its tool's parser: the run was the value, not a stretch of the clause around it."""
+    return all(reads(name, value) for name, value in intent.arguments.items())
+
+
+def match_back_reference(t: str, match: Callable[[str], Intent | None]) -> Intent | None:
+    """The request at the end of ``t`` with its back-reference resolved into the clause before it, or ``None``."""
+    for start in _START.finditer(t):
+        scene, rest = t[: start.start()].strip(" ,"), _PHRASAL.sub(r"\1 off \2", t[start.end() :])
+        if not scene:
+            continue
+        for ref in _PLACE_REF.finditer(rest):
+            for run in _runs(scene, shortest_first=True):
+                intent = match(f"{rest[: ref.start()]}in {run}{rest[ref.end() :]}")
+                if intent is not None and intent.arguments.get("place") == run and _read(intent):
+                    return intent
+        for ref in _VALUE_REF.finditer(rest):
+            for run in _runs(scene, shortest_first=False):
+                intent = match(f"{rest[: ref.start()]}{run}{rest[ref.end() :]}")
+                if intent is not None and intent.arguments and _read(intent):
+                    return intent
+    return None
