@@ -34,7 +34,7 @@ from genx.assistant.prematch_timers import match_alarm, match_reminder, match_ti
 __all__ = ["clean_utterance", "prematch", "warm_prematch"]
 
 _LEAD = re.compile(
-    r"^(?:(?:(?:hey|hi|hello)(?: there)?|ok|okay|so(?: like)?|and|um|uh|erm|hmm|well|oh|alright|right|yo|parley|assistant|computer|"
+    r"^(?:(?:(?:hey|hi|hello)(?: there)?|ok|okay|so(?: like)?|and|um|oh no|uh|erm|hmm|well|oh|alright|right|yo|parley|assistant|computer|"
     r"excuse me|sorry|good (?:morning|afternoon|evening)|yes|yeah|yep|yup|sure|google|alexa|siri|quick one|let's see|let me see)"
     r"\b[ ,]*)*"
     r"(?:(?:can|could|would|will) you(?: please| maybe| possibly| perhaps| just| mind)?(?: quickly)?(?: be able to)?"
@@ -51,7 +51,7 @@ _LEAD = re.compile(
     re.IGNORECASE,
 )
 _TAIL = re.compile(
-    r"(?:[ ,]+(?:please|thanks|thank you|and thanks|and thank you|thanks a lot|cheers|for me|parley|ok|okay|if you can|if you could|"
+    r"(?:[ ,]+(?:please|again|thanks|thank you|and thanks|and thank you|thanks a lot|cheers|for me|parley|ok|okay|if you can|if you could|"
     r"real quick|quickly|i wonder|do you know|"
     r"would you|could you|can you|mate|buddy|roughly|approximately|exactly|more or less|or so))+$",
     re.IGNORECASE,
@@ -141,16 +141,23 @@ _BACK_REFERENCE = re.compile(r"\b(?:there|then|that day|that date|that time)\b",
 #: ("my birthday, what day is it": the day of the birthday, not today's).
 _SCENE = re.compile(r"(?:i|i'm|im|i've|i'll|i'd|we|we're|we've|we'll|you|he|she|they|they're|it's|there's)\b", re.IGNORECASE)
 
+#: A thing doing something ("the roast is going in now") sets the scene only for a command after it, not a question.
+_THING_SCENE = re.compile(r"(?:the|my|our) [a-z]+ (?:is|are|'s|was|were)\b", re.IGNORECASE)
+_COMMAND = re.compile(r"(?:set|start|put|give me|make|remind|wake|cancel|stop|delete|remove|turn off)\b", re.IGNORECASE)
+
 
 def _after_scene(t: str) -> Intent | None:
     """A whole request after a clause that sets the scene: "I'm putting the pizza in, set a timer for 12 minutes".
 
     Not when the request points back into the clause ("I'm flying to Tokyo, what time is it there": which place?)."""
-    if not _SCENE.match(t):
+    subject = bool(_SCENE.match(t))
+    if not subject and not _THING_SCENE.match(t):
         return None
     for comma in re.finditer(r", ", t):
         rest = t[comma.end() :]
-        if _REQUEST.match(rest) and not _BACK_REFERENCE.search(rest) and (intent := _match(clean_utterance(rest))) is not None:
+        if not (subject or _COMMAND.match(rest)) or not _REQUEST.match(rest) or _BACK_REFERENCE.search(rest):
+            continue
+        if (intent := _match(clean_utterance(rest))) is not None:
             return intent
     return None
 

@@ -86,7 +86,7 @@ _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied 
     (_rx(r"\bthe square of (\d+(?:\.\d+)?)"), r"\1 ** 2"),
     (_rx(r"\b(\d+(?:\.\d+)?) to the (?:2nd|second)(?: power)?"), r"\1 ** 2"),
     (_rx(r"\b(\d+(?:\.\d+)?) to the (?:3rd|third)(?: power)?"), r"\1 ** 3"),
-    (_rx(r"\b(\d+(?:\.\d+)?) to the (\d+)(?:st|nd|rd|th)(?: power)?"), r"\1 ** \2"),
+    (_rx(r"\b(\d+(?:\.\d+)?) (?:raised )?to the (\d+)(?:st|nd|rd|th)(?: power)?"), r"\1 ** \2"),
     (_rx(r"\ban? (\d+(?:\.\d+)?) (?:dollar|euro|pound) (?:bill|check|cheque|meal|tab)\b"), r"\1"),  # "a 45 dollar bill"
     (_rx(r"^(?:how much )?(?:should |do |would |must )?(?:(?:i|we) (?:should )?)?tip on (\d+(?:\.\d+)?)"
          r"(?: dollars| euros| pounds| bucks)? at (\d+(?:\.\d+)?) ?(?:percent|per cent|%)"),

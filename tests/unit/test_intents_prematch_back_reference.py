@@ -60,3 +60,23 @@ def test_chat_that_mentions_a_place_or_an_amount_and_asks_something_else_stays_w
 )
 def test_a_spoken_year_after_a_holiday_or_a_month_is_the_year(text: str, date: str) -> None:
     _check(f"what day of the week was {text}", "date_info", {"date": date})
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "slots"),
+    [
+        ("set an alarm for six on weekdays", "set_alarm", {"time": "6 am", "repeat": "weekdays"}),
+        ("what's the date today again", "date_info", {}),
+        ("what is three raised to the fourth", "calculate", {"expression": "81"}),
+        ("oh no, we don't need that one, cancel it", "cancel_timer", {}),
+        ("put twenty minutes on the timer", "set_timer", {"duration": "20 minutes"}),
+        ("the bread is proving now, set a timer for forty minutes", "set_timer", {"duration": "40 minutes"}),
+    ],
+)  # fmt: skip
+def test_loose_everyday_phrasings_of_the_tools_are_claimed(text: str, tool: str, slots: dict[str, Any]) -> None:
+    _check(text, tool, slots)
+
+
+@pytest.mark.parametrize("text", ["my birthday is in june, what day is it", "the pasta timer was a mistake, what a day"])
+def test_a_thing_doing_something_before_a_question_is_its_topic_not_a_scene(text: str) -> None:
+    assert prematch(text) is None
