@@ -47,7 +47,8 @@ _LEAD = re.compile(
     r"be a dear and |go ahead and |i'd like you to |"
     r"i want you to |i need you to |(?:do you )?mind telling me |any idea |got any idea |do you happen to know |"
     r"i need to (?=convert|calculate|work out|know|figure)|i want to (?=convert|calculate|work out|know|figure)|"
-    r"i'd like to (?=convert|calculate|work out|know|figure)|(?:(?:can|could) you )?help me (?=convert|calculate|work out|set|figure))*",
+    r"i'd like to (?=convert|calculate|work out|know|figure)|you can (?:go ahead and )?(?=cancel|stop|delete|set|turn off)|"
+    r"(?:(?:can|could) you )?help me (?=convert|calculate|work out|set|figure))*",
     re.IGNORECASE,
 )
 _TAIL = re.compile(
@@ -133,7 +134,7 @@ def _match(t: str) -> Intent | None:
 #: How a request starts (a command or a question); a clause before it only sets the scene.
 _REQUEST = re.compile(
     r"(?:set|start|put|give me|make|remind|wake|get me up|cancel|stop|delete|remove|turn off|what|what's|whats|how|when|which|"
-    r"convert|calculate|work out|tell me|list|show|can you|could you|would you|please)\b",
+    r"convert|calculate|work out|tell me|list|show|can you|could you|would you|you can|please)\b",
     re.IGNORECASE,
 )
 _BACK_REFERENCE = re.compile(r"\b(?:there|then|that day|that date|that time)\b", re.IGNORECASE)
