@@ -120,7 +120,7 @@ def prematch(text: str) -> Intent | None:
     t = clean_utterance(text)
     if not t or len(t) > 200:
         return None
-    return _match(t) or _after_scene(t) or match_back_reference(t, _match)
+    return _match(t) or _after_scene(t) or match_back_reference(t, _match) or _before_reason(t)
 
 
 def _match(t: str) -> Intent | None:
@@ -159,6 +159,21 @@ def _after_scene(t: str) -> Intent | None:
         if not (subject or _COMMAND.match(rest)) or not _REQUEST.match(rest) or _BACK_REFERENCE.search(rest):
             continue
         if (intent := _match(clean_utterance(rest))) is not None:
+            return intent
+    return None
+
+
+#: A reason said after the request: "when's easter this year, I need to book the time off" (not "you know, …").
+_REASON = re.compile(r"(?:i|i'm|i've|i'll|i'd|we|we're|we've|we'll|because|cause|so i|so we)\b", re.IGNORECASE)
+
+
+def _before_reason(t: str) -> Intent | None:
+    """A whole request said as one (a command or a question), then a clause saying why: the request alone decides.
+
+    Not a statement ("I don't need a reminder, I'll remember it myself" cancels nothing)."""
+    for comma in re.finditer(r", ", t):
+        head = t[: comma.start()]
+        if _REQUEST.match(head) and _REASON.match(t[comma.end() :]) and (intent := _match(head)) is not None:
             return intent
     return None
 

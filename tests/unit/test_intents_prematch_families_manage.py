@@ -60,3 +60,22 @@ def test_questions_about_things_that_are_not_timers_are_no_list(text: str) -> No
 )  # fmt: skip
 def test_a_zone_said_by_its_name_and_a_range_said_with_is_are_read(text: str, tool: str, slots: dict[str, Any]) -> None:
     _check(text, tool, slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "slots"),
+    [
+        ("what's the date on friday, we're going away", "date_info", {"date": "Friday"}),
+        ("set a timer for 8 minutes, because the eggs are on", "set_timer", {"duration": "8 minutes"}),
+        ("we're sharing a pizza of 24 dollars 3 ways, how much does each of us pay", "calculate", {"expression": "8"}),
+        ("if half a dozen bagels cost 6.60, how much is one bagel", "calculate", {"expression": "1.1"}),
+        ("if 4 tickets cost 50 pounds, how much is each", "calculate", {"expression": "12.5"}),
+    ],
+)  # fmt: skip
+def test_a_request_before_its_reason_and_a_shared_total_are_read(text: str, tool: str, slots: dict[str, Any]) -> None:
+    _check(text, tool, slots)
+
+
+@pytest.mark.parametrize("text", ["I don't want an alarm, I'll wake up on my own", "my tea, I think it's cold"])
+def test_a_statement_before_a_reason_is_no_request(text: str) -> None:
+    assert prematch(text) is None
