@@ -6,7 +6,8 @@ the tools' own phrasings ("how much is six feet in cm"), so nothing is claimed
 that the plain request with its value spelt out would not be. The clause is
 never read for its meaning: a clause whose words, put in the request, make no
 phrasing ("I was in Paris last spring, what was that like") stays with the
-model. "there" is a place: the *shortest* run the place reader knows ("the
+model. A conversion with no unit to convert to takes a unit the clause names
+("my oven only shows celsius, what's 425 fahrenheit"). "there" is a place: the *shortest* run the place reader knows ("the
 Vancouver office" → "Vancouver"); "that"/"it" take the *longest* run that reads
 (an amount keeps its unit, a date its year: "christmas day nineteen eighty two").
 """
@@ -47,6 +48,13 @@ def _runs(scene: str, *, shortest_first: bool) -> list[str]:
     return sorted(runs, key=lambda r: len(r.split()), reverse=not shortest_first)
 
 
+def _unit_words(scene: str) -> list[str]:
+    """The clause's words that may name the unit wanted ("my oven only shows celsius, what's 425 fahrenheit").
+
+    Whole words of four letters or more: "in", "at", "m" are units to pint but only words to a speaker."""
+    return [w for w in scene.split() if len(w) >= 4 and w.isalpha()]
+
+
 def _read(intent: Intent) -> bool:
     """Every slot reads with its tool's parser: the run was the value, not a stretch of the clause around it."""
     return all(reads(name, value) for name, value in intent.arguments.items())
@@ -63,6 +71,10 @@ def match_back_reference(t: str, match: Callable[[str], Intent | None]) -> Inten
                 intent = match(f"{rest[: ref.start()]}in {run}{rest[ref.end() :]}")
                 if intent is not None and intent.arguments.get("place") == run and _read(intent):
                     return intent
+        for run in _unit_words(scene):
+            intent = match(f"{rest} in {run}")
+            if intent is not None and intent.tool == "convert_units" and run.lower() in str(intent.arguments["to_unit"]).lower():
+                return intent
         for ref in _VALUE_REF.finditer(rest):
             for run in _runs(scene, shortest_first=False):
                 intent = match(f"{rest[: ref.start()]}{run}{rest[ref.end() :]}")

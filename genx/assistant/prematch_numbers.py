@@ -229,9 +229,14 @@ def _in_first_unit(m: re.Match[str], *, per: int, unit: str) -> str:
 _SUBSTANCE = _rx(r"(?<=[a-z]) of (?:the |my )?[a-z]+(?: [a-z]+)?$")
 
 
+#: A temperature said in two parts, as oven dials are read: "four twenty five fahrenheit" is 425.
+_OVEN = _rx(r"\b([1-9]) ([2-9]\d)(?= (?:degrees|fahrenheit|celsius|centigrade)\b)")
+
+
 def match_convert(t: str) -> Intent | None:
     low = words_to_numbers(t.lower()).replace("°", " degrees ").replace("  ", " ")
     low = re.sub(r"\b(\d+(?:\.\d+)?)-(?=[a-z])", r"\1 ", low)
+    low = _OVEN.sub(r"\1\2", low)
     low = _one_unit(re.sub(r"(?:^|(?<= ))(?:minus|negative) (?=\d)", "-", low))
     for rx in _CONVERT:
         m = rx.fullmatch(low.strip())

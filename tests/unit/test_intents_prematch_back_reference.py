@@ -80,3 +80,22 @@ def test_loose_everyday_phrasings_of_the_tools_are_claimed(text: str, tool: str,
 @pytest.mark.parametrize("text", ["my birthday is in june, what day is it", "the pasta timer was a mistake, what a day"])
 def test_a_thing_doing_something_before_a_question_is_its_topic_not_a_scene(text: str) -> None:
     assert prematch(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("the bathroom scale only does kilograms, what's eleven stone", {"value": 11, "from_unit": "stone", "to_unit": "kilograms"}),
+        ("my thermometer reads fahrenheit what's thirty seven celsius",
+         {"value": 37, "from_unit": "degrees Celsius", "to_unit": "degrees Fahrenheit"}),
+        ("what is three fifty fahrenheit in celsius", {"value": 350, "from_unit": "degrees Fahrenheit",
+                                                                 "to_unit": "degrees Celsius"}),
+    ],
+)  # fmt: skip
+def test_a_conversion_without_its_target_takes_the_unit_the_clause_names(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "convert_units", slots)
+
+
+@pytest.mark.parametrize("text", ["I live in London, what's ten miles", "we walked for hours, what's ten miles"])
+def test_a_clause_naming_no_unit_of_the_same_kind_gives_no_target(text: str) -> None:
+    assert prematch(text) is None
