@@ -1,6 +1,6 @@
 """A clause that gives a value, then a request that points back to it: "my brother is six feet tall, how much is that in cm".
 
-The request's back-reference ("there", "over there", "that", "that day", "it")
+The request's back-reference ("there", "over there", "that", "that day", "it", "then")
 is replaced by a run of the clause's words and the whole result must be one of
 the tools' own phrasings ("how much is six feet in cm"), so nothing is claimed
 that the plain request with its value spelt out would not be. The clause is
@@ -9,7 +9,8 @@ phrasing ("I was in Paris last spring, what was that like") stays with the
 model. A conversion with no unit to convert to takes a unit the clause names
 ("my oven only shows celsius, what's 425 fahrenheit"). "there" is a place: the *shortest* run the place reader knows ("the
 Vancouver office" → "Vancouver"); "that"/"it" take the *longest* run that reads
-(an amount keeps its unit, a date its year: "christmas day nineteen eighty two").
+(an amount keeps its unit, a date its year: "christmas day nineteen eighty two"), never a place
+("I was in Rome at christmas, what day was that": Christmas, not the day in Rome).
 """
 
 from __future__ import annotations
@@ -29,11 +30,14 @@ _START = re.compile(
     re.IGNORECASE,
 )
 _PLACE_REF = re.compile(r"\b(?:over there|there)\b", re.IGNORECASE)
-_VALUE_REF = re.compile(r"\b(?:that day|that date|that|it)\b", re.IGNORECASE)
+_VALUE_REF = re.compile(r"\b(?:that day|that date|that|it|then)\b", re.IGNORECASE)
 _PHRASAL = re.compile(r"\b(turn|switch) (it|that) off\b", re.IGNORECASE)  # "turn it off" is "turn off it"
 _MAX_RUN = 8
 #: Words a run may not start or end with: they belong to the clause, not to the value.
-_EDGE = frozenset({"and", "but", "so", "is", "was", "are", "were", "be", "has", "have", "had", "to", "for", "of", "my", "it"})
+_EDGE = frozenset(
+    "and but so is was are were be has have had to for of my it i i'm we we're you he she they".split()
+)
+_VERBS = frozenset("is was are were be has have had".split())  # a value has none: "the bus ride is 40 minutes" → "40 minutes"
 _FIRST_EDGE = _EDGE - {"my"}  # "my 6 am alarm" names the alarm
 
 
@@ -44,6 +48,7 @@ def _runs(scene: str, *, shortest_first: bool) -> list[str]:
         for i in range(len(words))
         for j in range(i + 1, min(len(words), i + _MAX_RUN) + 1)
         if words[i].lower() not in _FIRST_EDGE and words[j - 1].lower() not in _EDGE
+        and not any(w.lower() in _VERBS for w in words[i:j])
     ]
     return sorted(runs, key=lambda r: len(r.split()), reverse=not shortest_first)
 
@@ -64,7 +69,7 @@ def match_back_reference(t: str, match: Callable[[str], Intent | None]) -> Inten
     """The request at the end of ``t`` with its back-reference resolved into the clause before it, or ``None``."""
     for start in _START.finditer(t):
         scene, rest = t[: start.start()].strip(" ,"), _PHRASAL.sub(r"\1 off \2", t[start.end() :])
-        if not scene:
+        if not scene or ", " in rest:  # the request pointing back is the last clause
             continue
         for ref in _PLACE_REF.finditer(rest):
             for run in _runs(scene, shortest_first=True):
@@ -78,6 +83,6 @@ def match_back_reference(t: str, match: Callable[[str], Intent | None]) -> Inten
         for ref in _VALUE_REF.finditer(rest):
             for run in _runs(scene, shortest_first=False):
                 intent = match(f"{rest[: ref.start()]}{run}{rest[ref.end() :]}")
-                if intent is not None and intent.arguments and _read(intent):
+                if intent is not None and intent.arguments and intent.tool != "current_time" and _read(intent):
                     return intent
     return None

@@ -99,3 +99,27 @@ def test_a_conversion_without_its_target_takes_the_unit_the_clause_names(text: s
 @pytest.mark.parametrize("text", ["I live in London, what's ten miles", "we walked for hours, what's ten miles"])
 def test_a_clause_naming_no_unit_of_the_same_kind_gives_no_target(text: str) -> None:
     assert prematch(text) is None
+
+
+def test_that_and_it_point_back_to_a_date_not_to_a_place_in_the_same_clause() -> None:
+    _check("we were in Vienna on new year's eve, what day of the week was that", "date_info", {"date": "31 December"})
+
+
+@pytest.mark.parametrize(
+    "text", ["I set an alarm for 7, did it work", "the meeting is in Chicago, when is it", "I started a timer, is it still going, why"]
+)
+def test_a_request_inside_the_clause_is_not_the_one_pointing_back(text: str) -> None:
+    assert prematch(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "slots"),
+    [
+        ("the bus ride is forty minutes, set a timer for that", "set_timer", {"duration": "40 minutes"}),
+        ("the party is on the 20th of june, how many days until then", "date_info", {"date": "20 June"}),
+    ],
+)
+def test_the_value_pointed_back_to_is_the_amount_or_date_not_the_clause_around_it(
+    text: str, tool: str, slots: dict[str, Any]
+) -> None:
+    _check(text, tool, slots)
