@@ -25,8 +25,11 @@ the sixth round tuned on it (its 11 failures fixed by general rules, each with n
 tests): it no longer measures unseen data either. Expected values follow the README's conventions in every
 set (a bare-hour wake-up is in the morning, "7 am"; an alarm cancelled by its time is named by that time).
 ``tools_heldout6.jsonl`` (151 utterances) was written blind, during the sixth round, by a writer who had not
-seen the router's code, tests or results. ``tools_heldout7.jsonl`` (151 utterances) was written blind,
-during the seventh round, by a writer who had not seen the router's code, tests or results.
+seen the router's code, tests or results; the seventh round tuned on it (its 34 pre-match failures fixed by
+general rules, above all one for a clause then a request pointing back to it, "my brother is six feet tall,
+how much is that in centimetres", each with new phrasings in the unit tests): it no longer measures unseen data.
+``tools_heldout7.jsonl`` (151 utterances) was written blind, during the seventh round, by a writer who had not
+seen the router's code, tests or results: it measures that round (78.1 -> 84.8 % intent with the pre-match).
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable
 
 from genx.assistant.intents import Intent
+from genx.assistant.prematch_backref import match_back_reference
 from genx.assistant.prematch_clock import match_date, match_time
 from genx.assistant.prematch_manage import match_cancel, match_list
 from genx.assistant.prematch_numbers import match_calc, match_convert
@@ -33,7 +34,7 @@ from genx.assistant.prematch_timers import match_alarm, match_reminder, match_ti
 __all__ = ["clean_utterance", "prematch", "warm_prematch"]
 
 _LEAD = re.compile(
-    r"^(?:(?:(?:hey|hi|hello)(?: there)?|ok|okay|so(?: like)?|and|um|uh|erm|hmm|well|oh|alright|right|yo|parley|assistant|computer|"
+    r"^(?:(?:(?:hey|hi|hello)(?: there)?|ok|okay|so(?: like)?|and|um|oh no|uh|erm|hmm|well|oh|alright|right|yo|parley|assistant|computer|"
     r"excuse me|sorry|good (?:morning|afternoon|evening)|yes|yeah|yep|yup|sure|google|alexa|siri|quick one|let's see|let me see)"
     r"\b[ ,]*)*"
     r"(?:(?:can|could|would|will) you(?: please| maybe| possibly| perhaps| just| mind)?(?: quickly)?(?: be able to)?"
@@ -46,11 +47,12 @@ _LEAD = re.compile(
     r"be a dear and |go ahead and |i'd like you to |"
     r"i want you to |i need you to |(?:do you )?mind telling me |any idea |got any idea |do you happen to know |"
     r"i need to (?=convert|calculate|work out|know|figure)|i want to (?=convert|calculate|work out|know|figure)|"
-    r"i'd like to (?=convert|calculate|work out|know|figure)|(?:(?:can|could) you )?help me (?=convert|calculate|work out|set|figure))*",
+    r"i'd like to (?=convert|calculate|work out|know|figure)|you can (?:go ahead and )?(?=cancel|stop|delete|set|turn off)|"
+    r"(?:(?:can|could) you )?help me (?=convert|calculate|work out|set|figure))*",
     re.IGNORECASE,
 )
 _TAIL = re.compile(
-    r"(?:[ ,]+(?:please|thanks|thank you|and thanks|and thank you|thanks a lot|cheers|for me|parley|ok|okay|if you can|if you could|"
+    r"(?:[ ,]+(?:please|again|thanks|thank you|and thanks|and thank you|thanks a lot|cheers|for me|parley|ok|okay|if you can|if you could|"
     r"real quick|quickly|i wonder|do you know|"
     r"would you|could you|can you|mate|buddy|roughly|approximately|exactly|more or less|or so))+$",
     re.IGNORECASE,
@@ -118,7 +120,7 @@ def prematch(text: str) -> Intent | None:
     t = clean_utterance(text)
     if not t or len(t) > 200:
         return None
-    return _match(t) or _after_scene(t)
+    return _match(t) or _after_scene(t) or match_back_reference(t, _match) or _before_reason(t)
 
 
 def _match(t: str) -> Intent | None:
@@ -132,7 +134,7 @@ def _match(t: str) -> Intent | None:
 #: How a request starts (a command or a question); a clause before it only sets the scene.
 _REQUEST = re.compile(
     r"(?:set|start|put|give me|make|remind|wake|get me up|cancel|stop|delete|remove|turn off|what|what's|whats|how|when|which|"
-    r"convert|calculate|work out|tell me|list|show|can you|could you|would you|please)\b",
+    r"convert|calculate|work out|tell me|list|show|can you|could you|would you|you can|please)\b",
     re.IGNORECASE,
 )
 _BACK_REFERENCE = re.compile(r"\b(?:there|then|that day|that date|that time)\b", re.IGNORECASE)
@@ -140,16 +142,38 @@ _BACK_REFERENCE = re.compile(r"\b(?:there|then|that day|that date|that time)\b",
 #: ("my birthday, what day is it": the day of the birthday, not today's).
 _SCENE = re.compile(r"(?:i|i'm|im|i've|i'll|i'd|we|we're|we've|we'll|you|he|she|they|they're|it's|there's)\b", re.IGNORECASE)
 
+#: A thing doing something ("the roast is going in now") sets the scene only for a command after it, not a question.
+_THING_SCENE = re.compile(r"(?:the|my|our) [a-z]+ (?:is|are|'s|was|were)\b", re.IGNORECASE)
+_COMMAND = re.compile(r"(?:set|start|put|give me|make|remind|wake|cancel|stop|delete|remove|turn off)\b", re.IGNORECASE)
+
 
 def _after_scene(t: str) -> Intent | None:
     """A whole request after a clause that sets the scene: "I'm putting the pizza in, set a timer for 12 minutes".
 
     Not when the request points back into the clause ("I'm flying to Tokyo, what time is it there": which place?)."""
-    if not _SCENE.match(t):
+    subject = bool(_SCENE.match(t))
+    if not subject and not _THING_SCENE.match(t):
         return None
     for comma in re.finditer(r", ", t):
         rest = t[comma.end() :]
-        if _REQUEST.match(rest) and not _BACK_REFERENCE.search(rest) and (intent := _match(clean_utterance(rest))) is not None:
+        if not (subject or _COMMAND.match(rest)) or not _REQUEST.match(rest) or _BACK_REFERENCE.search(rest):
+            continue
+        if (intent := _match(clean_utterance(rest))) is not None:
+            return intent
+    return None
+
+
+#: A reason said after the request: "when's easter this year, I need to book the time off" (not "you know, …").
+_REASON = re.compile(r"(?:i|i'm|i've|i'll|i'd|we|we're|we've|we'll|because|cause|so i|so we)\b", re.IGNORECASE)
+
+
+def _before_reason(t: str) -> Intent | None:
+    """A whole request said as one (a command or a question), then a clause saying why: the request alone decides.
+
+    Not a statement ("I don't need a reminder, I'll remember it myself" cancels nothing)."""
+    for comma in re.finditer(r", ", t):
+        head = t[: comma.start()]
+        if _REQUEST.match(head) and _REASON.match(t[comma.end() :]) and (intent := _match(head)) is not None:
             return intent
     return None
 

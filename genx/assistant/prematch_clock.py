@@ -57,6 +57,8 @@ _TIME_OF_PLACE = [
     _rx(rf"(?:what(?:'s| is) )?(?:the )?time ?zone (?:in|of|for) {_PLACE}"),
     _rx(rf"what time ?zone is {_PLACE} in"),
     _rx(rf"(?:what(?:'s| is) )?{_PLACE}(?:'s| s) time ?zone"),
+    # a zone named by its time: "what's greenwich mean time right now", "central european time"
+    _rx(rf"(?:what(?:'s| is) )?(?:the )?(?:current )?(?P<place>[a-z]+ [a-z]+ time){_NOW}"),
     # the place said first: "Tokyo, what time is it there"
     _rx(rf"(?:in |and in |what about )?{_PLACE},? (?:what(?:'s| is) the time|what time is it)(?: there| over there)?{_NOW}"),
 ]
@@ -183,7 +185,7 @@ _DATE: list[tuple[re.Pattern[str], bool]] = [  # (pattern, its date must parse);
     (_rx(r"how many (?:days|weeks) (?:are there |are left |is it )?between (?:now|today) and (?P<date>.+?)"), False),
     (
         _rx(
-            r"how many (?:days|weeks|months) (?:are there |are |is it |is there )?(?:between|from) (?P<from>.+?) "
+            r"how many (?:days|weeks|months) (?:are there |are |is it |is there |is )?(?:between|from) (?P<from>.+?) "
             r"(?:and|to|until|till) (?P<date>.+?)"
         ),
         True,

@@ -49,14 +49,14 @@ _TIMED = rf"(?!(?:[a-z]+ )?{_NOT_TIMED}\b)[a-z]+(?: [a-z]+)?"  # a timer's name:
 _LIST = [
     _rx(rf"(?:list|show|show me|read|read out|read me|tell me|check|give me|display|see|view|what are|go through|review)(?: all)?(?: of)? "
         rf"{_MINE}{_KINDS}(?: and {_KINDS})*(?: (?:i have|i've set|i set|that are set|that are running|running|set|pending|left|"
-        r"for today|for tomorrow|for tonight|for this week|today|tomorrow|please|now))?"),
+        r"for today|for tomorrow|for tonight|for this week|today|tomorrow|please|now))?(?: so far)?"),
     _rx(rf"(?:what|which|any|how many) {_KINDS}(?: and {_KINDS})? (?:do i have|are (?:set|running|there|on|active|pending|left|coming up|"
         r"going|ticking|counting down|in progress|scheduled|queued)|"
         r"have i (?:got|set)|did i set|i have|have i|are coming up|are still running|are set for|are there for)"
         rf"(?: (?:set |running |going |on )?(?:for |on )?{_DAYS}| set| running| going| on)?"),
     _rx(rf"(?:do i have|are there|have i (?:got|set)|did i set|did you set|is there|got|any|{_WHETHER}) (?:any |an |a )?{_KINDS}"
         r"(?: set| running| on| left| active| pending| today| tomorrow| going)?"
-        rf"(?: (?:for |on )?{_DAYS})?"),
+        rf"(?: (?:for |on )?{_DAYS})?(?: (?:about|for|to) [a-z0-9' ]+)?"),
     _rx(rf"{_ASK_WHETHER}(?:any|the|my) {_KINDS} (?:is|are) (?:still )?(?:set|running|on|going|active|pending)"
         rf"(?: (?:for |on )?{_DAYS})?"),  # "check whether any timers are running"
     _rx(r"how (?:much time is|long is|much time|long|much longer|many (?:minutes|seconds|hours)(?: are| is)?)"
@@ -66,7 +66,9 @@ _LIST = [
     _rx(r"how long (?:do i have |have i got |is it )?(?:until|till|before) (?:my |the )(?:next )?(?:[a-z0-9]+ )?(?:timer|alarm|countdown)s?"
         r"(?: goes off| go off| rings?| is done| ends| finishes)?"),
     _rx(r"how(?:'s| is| are) (?:my|the) (?:[a-z0-9]+ )?(?:timer|countdown)s? (?:doing|going|getting on|coming along)"),
-    _rx(r"(?:is|are) (?:my|the) (?:[a-z0-9]+ )?(?:timer|countdown)s? (?:done|finished|up|over)(?: yet)?"),
+    _rx(r"(?:is|are|has|have|did) (?:my|the) (?:[a-z0-9]+ )?(?:timer|countdown)s? (?:done|finished|finish|up|over|gone off|go off|"
+        r"rung|ring)(?: yet)?"),
+    _rx(r"check (?:on|in on) (?:my|the) (?:[a-z0-9]+ )?(?:timer|countdown|alarm|reminder)s?"),
     _rx(rf"are any {_KINDS} (?:set|running|on|active|pending)(?: now)?"),
     _rx(r"(?:is|are) (?:my|the|an?|any) (?:[a-z0-9]+ )?(?:alarm|timer|reminder|countdown)s? (?:still )?"
         rf"(?:set|on|running|going|active|ticking|counting)(?: now| still)?(?: (?:for |on )?{_DAYS})?"),
@@ -74,7 +76,8 @@ _LIST = [
     # nothing named: "what have I got set", "do I have anything scheduled for tomorrow"
     _rx(rf"(?:what (?:have i got|do i have|have i|did i|is there|have you got)|"
         rf"(?:do i have|have i got|is there|are there) (?:anything|something)) "
-        rf"(?:set|scheduled|set up|booked in|running|ticking)(?: (?:for |on )?{_DAYS})?"),
+        rf"(?:set|scheduled|set up|booked in|running|ticking|coming up)(?: (?:for |on )?{_DAYS})?"
+        rf"(?:,? (?:{_KINDS}|anything|or anything|and))*"),
     _rx(r"what(?:'s| is) (?:pending|scheduled|running|ticking)(?: right now| now)?|what are you timing(?: right now| now)?|"
         r"(?:list|show me|tell me|show) (?:everything|all) (?:you're|you are|that you're|that is) (?:timing|counting down)"),
     _rx(r"how much (?:time is|time do i have|longer is) left|how long is left"),
@@ -82,7 +85,7 @@ _LIST = [
     _rx(rf"(?:how (?:much time is|much time's|long is|long's|much longer is) (?:left|remaining) (?:on|for)|how much longer on) "
         rf"(?:my |the ){_TIMED}"),
     _rx(rf"how long (?:until|till|before) (?:my |the ){_TIMED} (?:is|are|will be) (?:done|ready|finished|cooked)|"
-        rf"(?:is|are) (?:my |the ){_TIMED} (?:done|ready|finished|cooked) yet"),
+        rf"(?:is|are) (?:my |the ){_TIMED} (?:nearly |almost )?(?:done|ready|finished|cooked)(?: yet)?"),
     # what the reminders say: "what did I ask you to remind me about"
     _rx(r"what (?:did|have) i (?:ask|asked|tell|told|get|got) you to remind me(?: about| of| to do)?(?: today| tomorrow)?|"
         r"what (?:are|were) you (?:supposed|meant|going) to remind me (?:about|of)(?: today| tomorrow)?|"
@@ -106,11 +109,13 @@ _WHICH = (
 #: Second thoughts said before a cancel, any number of them: "actually, never mind, cancel it", "forget it, stop the timer".
 _RETHINK = (
     r"(?:(?:never ?mind|no|nope|nah|naw|wait|no wait|hold on|actually|oh|ok|okay|hmm|sorry|forget it|forget that|scratch that|"
-    r"on second thoughts?|i changed my mind|changed my mind|i've changed my mind)[ ,]+)*"
+    r"on second thoughts?|i changed my mind|changed my mind|i've changed my mind|oops|whoops|that was wrong|that's wrong|"
+    r"my mistake|my bad|that was a mistake)[ ,]+)*"
 )
 _CANCEL = [
     _rx(rf"{_RETHINK}{_CANCEL_VERB} {_WHICH}(?: anymore| any more| please| now)?"),
     _rx(rf"(?:turn|switch|shut) {_WHICH} off"),
+    _rx(rf"{_RETHINK}{_CANCEL_VERB} (?P<which>(?:the )?number \d+)"),  # "cancel number 3": the list's third
 ]
 
 
@@ -118,9 +123,15 @@ _CANCEL = [
 _AT_PRESENT = _rx(r",? \b(?:right now|just now|at the moment|at present|currently|as of now|now)\b")
 
 
-def match_list(t: str) -> Intent | None:
+def _is_list(t: str) -> bool:
     bare = " ".join(_AT_PRESENT.sub(" ", t).split())
-    return Intent("list_timers", {}) if any(rx.fullmatch(s) for rx in _LIST for s in (t, bare)) else None
+    return any(rx.fullmatch(s) for rx in _LIST for s in (t, bare))
+
+
+def match_list(t: str) -> Intent | None:
+    """Also two list questions in a row: "is the stew nearly done, how long is left"."""
+    parts = t.split(", ")
+    return Intent("list_timers", {}) if _is_list(t) or (len(parts) == 2 and all(map(_is_list, parts))) else None
 
 
 #: "cancel it", "never mind": no item named; the tool takes the only one or the one just set, else asks which.
@@ -130,9 +141,13 @@ _CANCEL_IT = _rx(
     r"(?: please| now| actually)?|never ?mind(?: that| it)?)"
 )
 #: Everything there is to cancel: the tool's "all".
-_CANCEL_ALL = _rx(rf"{_RETHINK}cancel (?:everything|all of them|them all|all of it|the lot)(?: please| now)?")
+_CANCEL_ALL = _rx(
+    rf"{_RETHINK}(?:cancel (?:everything|all of them|them all|all of it|the lot)|"
+    rf"(?:cancel|delete|clear|wipe|remove|get rid of) (?:every|each) (?:single )?(?:one|timer|alarm|reminder|countdown)"
+    r"(?: (?:i have|i've got|i've set|i set|you have|there is))?)(?: please| now)?"
+)
 _CANCEL_LAST = _rx(
-    r"(?:cancel|delete|remove|scrap|undo|drop|kill|stop) (?P<which>the (?:last|latest|most recent) (?:one|timer|alarm|reminder)|"
+    rf"{_RETHINK}(?:cancel|delete|remove|scrap|undo|drop|kill|stop) (?P<which>the (?:last|latest|most recent) (?:one|timer|alarm|reminder)|"
     r"the (?:one|timer|alarm|reminder|countdown) (?:i|you) just (?:set|made|added|started|created))"
 )
 

@@ -86,7 +86,7 @@ _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied 
     (_rx(r"\bthe square of (\d+(?:\.\d+)?)"), r"\1 ** 2"),
     (_rx(r"\b(\d+(?:\.\d+)?) to the (?:2nd|second)(?: power)?"), r"\1 ** 2"),
     (_rx(r"\b(\d+(?:\.\d+)?) to the (?:3rd|third)(?: power)?"), r"\1 ** 3"),
-    (_rx(r"\b(\d+(?:\.\d+)?) to the (\d+)(?:st|nd|rd|th)(?: power)?"), r"\1 ** \2"),
+    (_rx(r"\b(\d+(?:\.\d+)?) (?:raised )?to the (\d+)(?:st|nd|rd|th)(?: power)?"), r"\1 ** \2"),
     (_rx(r"\ban? (\d+(?:\.\d+)?) (?:dollar|euro|pound) (?:bill|check|cheque|meal|tab)\b"), r"\1"),  # "a 45 dollar bill"
     (_rx(r"^(?:how much )?(?:should |do |would |must )?(?:(?:i|we) (?:should )?)?tip on (\d+(?:\.\d+)?)"
          r"(?: dollars| euros| pounds| bucks)? at (\d+(?:\.\d+)?) ?(?:percent|per cent|%)"),
@@ -229,9 +229,14 @@ def _in_first_unit(m: re.Match[str], *, per: int, unit: str) -> str:
 _SUBSTANCE = _rx(r"(?<=[a-z]) of (?:the |my )?[a-z]+(?: [a-z]+)?$")
 
 
+#: A temperature said in two parts, as oven dials are read: "four twenty five fahrenheit" is 425.
+_OVEN = _rx(r"\b([1-9]) ([2-9]\d)(?= (?:degrees|fahrenheit|celsius|centigrade)\b)")
+
+
 def match_convert(t: str) -> Intent | None:
     low = words_to_numbers(t.lower()).replace("°", " degrees ").replace("  ", " ")
     low = re.sub(r"\b(\d+(?:\.\d+)?)-(?=[a-z])", r"\1 ", low)
+    low = _OVEN.sub(r"\1\2", low)
     low = _one_unit(re.sub(r"(?:^|(?<= ))(?:minus|negative) (?=\d)", "-", low))
     for rx in _CONVERT:
         m = rx.fullmatch(low.strip())

@@ -106,6 +106,7 @@ _TENS_SECOND = _rx(r"\b(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[ 
 _TIME_FOR = _rx(r"time (?P<rest>.+)")  # "time 3 minutes for my tea": the value must read
 _TIMER_OTHER = [
     _rx(r"(?:time me|count ?down|count me down)(?: from| for)? (?P<duration>.+)"),
+    _rx(r"(?:put|set|start) (?P<duration>.+?) on the (?:clock|timer)"),  # "put 10 minutes on the clock"
     _rx(r"(?:tell me|let me know|alert me|ping me|buzz me|notify me|remind me|beep|call me|nudge me) (?:in|after) (?P<duration>.+?)"),
     _rx(  # "tell me " is stripped as politeness: "(tell me) when 10 minutes have passed"
         r"(?:(?:let me know|alert me|ping me|buzz me|beep|shout) )?when (?P<duration>.+?) (?:is|are|has|have) "
@@ -129,7 +130,8 @@ def match_timer(t: str) -> Intent | None:
         label = _label(m["label"] or "")
         if split is not None:
             return Intent("set_timer", _args("duration", split[0], label or split[1]))
-        if _QUANTITY.search(rest) and "," not in n and not re.search(rf" {_NAMED} ", rest):  # "banana minutes": the tool explains
+        named = m["prep"] or re.match(_SET, n, re.IGNORECASE)  # "the pasta timer was a mistake" names no length
+        if named and _QUANTITY.search(rest) and "," not in n and not re.search(rf" {_NAMED} ", rest):  # "banana minutes"
             return Intent("set_timer", _args("duration", rest, label))
     if m := _TIMER_BEFORE.fullmatch(n):
         words = m["before"].split()
@@ -188,7 +190,10 @@ def _repeating(match: Callable[[str], Intent | None], t: str) -> Intent | None:
     rest, repeat = split_repeat(n)
     if repeat is None or (intent := match(rest)) is None:
         return None
-    return Intent(intent.tool, {**intent.arguments, "repeat": repeat.value})
+    args = {**intent.arguments, "repeat": repeat.value}
+    if intent.tool == "set_alarm" and args.get("time"):  # an alarm every weekend at a bare hour is a wake-up
+        args["time"] = _morning(str(args["time"]))
+    return Intent(intent.tool, args)
 
 
 def match_alarm(t: str) -> Intent | None:

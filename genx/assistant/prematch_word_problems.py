@@ -57,4 +57,14 @@ WORD_PROBLEMS: list[tuple[re.Pattern[str], str]] = [
     (_rx(rf"{_HAVE}(?:get|got|buy|bought|find|found|add|added|make|made)(?: another)? (\d+)(?: more)?,? "
          rf"how many (?:do|would|will|did|does) {_WHO} have(?: now| in total| altogether)?$"),
      r"\1 + \2"),
+    # a total shared: "we're splitting a bill of 90 3 ways, how much does each person pay"
+    (_rx(rf"^(?:{_WHO}(?: are|'re| am|'m)? )?(?:splitting|split|sharing|share|dividing|divide)(?: up)? (?:an? |the |our )?"
+         rf"(?:[a-z]+ )?(?:of )?{_NUM} (\d+) ways,? how much (?:does|do|will|would|should) "
+         rf"(?:each (?:person|of us|one)|everyone|every person|each)(?: pay| owe| get| put in| have to pay| need to pay)?$"),
+     r"\1 / \2"),
+    # a price for a count ("a dozen" is 12 by now, "half a dozen" (12 / 2)): "if 6 muffins cost 9, how much is one muffin"
+    (_rx(rf"^(?:if )?(\d+|\(\d+ / 2\)) {_THINGS} (?:costs?|are|is|were|was) {_NUM}(?: in total| altogether)?,? "
+         r"how much (?:is|does|would|will) "
+         r"(?:one|a single|each|an?|1)(?: [a-z]+)?(?: cost| be)?$"),
+     r"\2 / \1"),
 ]  # fmt: skip

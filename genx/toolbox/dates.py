@@ -56,8 +56,9 @@ def _clean(text: str) -> str:
     t = re.sub(r"\b(?:what day is|what day was|what date is|what is|whats|the date|date of|day of|on|is it|will it be|it)\b", " ", t)
     t = re.sub(r"^\s*(?:the\s+)", " ", t)
     t = re.sub(r"\s+", " ", t).strip(" ?,")
-    if re.search(rf"\b(?:{_MONTH})\b", t):  # a spoken year: "december 25th twenty twenty six" → "... 20 26"
-        t = re.sub(r"\b(19|20) (\d{2})$", r"\1\2", t)
+    spoken_year = re.search(r"^(.+?) (19|20) (\d{2})$", t)  # "december 25th twenty twenty six" → "... 20 26"
+    if spoken_year and (re.search(rf"\b(?:{_MONTH})\b", t) or holiday(re.sub(r"^(?:next|this|the|last)\s+", "", spoken_year[1]))):
+        t = f"{spoken_year[1]} {spoken_year[2]}{spoken_year[3]}"
     t = re.sub(r"\bin (\d{4})$", r"\1", t)  # "the 4th of july in 1976"
     return t
 
