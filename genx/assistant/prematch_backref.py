@@ -34,9 +34,7 @@ _VALUE_REF = re.compile(r"\b(?:that day|that date|that|it|then)\b", re.IGNORECAS
 _PHRASAL = re.compile(r"\b(turn|switch) (it|that) off\b", re.IGNORECASE)  # "turn it off" is "turn off it"
 _MAX_RUN = 8
 #: Words a run may not start or end with: they belong to the clause, not to the value.
-_EDGE = frozenset(
-    "and but so is was are were be has have had to for of my it i i'm we we're you he she they".split()
-)
+_EDGE = frozenset("and but so is was are were be has have had to for of my it i i'm we we're you he she they".split())
 _VERBS = frozenset("is was are were be has have had".split())  # a value has none: "the bus ride is 40 minutes" → "40 minutes"
 _FIRST_EDGE = _EDGE - {"my"}  # "my 6 am alarm" names the alarm
 
@@ -47,8 +45,7 @@ def _runs(scene: str, *, shortest_first: bool) -> list[str]:
         " ".join(words[i:j])
         for i in range(len(words))
         for j in range(i + 1, min(len(words), i + _MAX_RUN) + 1)
-        if words[i].lower() not in _FIRST_EDGE and words[j - 1].lower() not in _EDGE
-        and not any(w.lower() in _VERBS for w in words[i:j])
+        if words[i].lower() not in _FIRST_EDGE and words[j - 1].lower() not in _EDGE and not any(w.lower() in _VERBS for w in words[i:j])
     ]
     return sorted(runs, key=lambda r: len(r.split()), reverse=not shortest_first)
 

@@ -47,8 +47,10 @@ _TIME = [
 ]
 #: Loose phrasings: claimed only for a place with a known zone ("is it morning in Seoul"; "is it night in Narnia" is not).
 _TIME_OF_PLACE = [
-    _rx(rf"is it (?:still |already |too |very )?(?:morning|afternoon|evening|night|night ?time|day ?time|late|early) (?:yet )?"
-        rf"{_IN} {_PLACE}{_NOW}"),
+    _rx(
+        rf"is it (?:still |already |too |very )?(?:morning|afternoon|evening|night|night ?time|day ?time|late|early) (?:yet )?"
+        rf"{_IN} {_PLACE}{_NOW}"
+    ),
     # the place in a clause around the question: "I'm calling my sister in Melbourne, what time is it there",
     # "what time is it where my brother lives, in Denver"
     _rx(rf"[^,]* (?:in|from) {_PLACE}, (?:so )?(?:what(?:'s| is) the time|what time is it) (?:there|over there){_NOW}"),

@@ -67,11 +67,14 @@ _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied 
     (_rx(r"\b(\d+(?:\.\d+)?) (?:take away|less) (\d+(?:\.\d+)?)"), r"\1 - \2"),
     (_rx(r"\b(?:add|sum) (\d+(?:\.\d+)?) (?:and|plus|to|with) (\d+(?:\.\d+)?)"), r"\1 + \2"),
     (_rx(r"\bmultiply (\d+(?:\.\d+)?) (?:and|with) (\d+(?:\.\d+)?)"), r"\1 * \2"),
-    (_rx(r"^(?:if )?(?:we|i|you|they) (?:split|share|divide) (.+?) (?:(?:between|among|by|into) )?(\d+)"
-         r"(?: people| persons| ways| friends| of us)?,? how much (?:does|do|will|would|should) (?:each|every)"
-         r"(?: one| person| of us| of them| one of us)? (?:pay|get|owe|have|be|cost)"),
-     r"\1 / \2"),
-
+    (
+        _rx(
+            r"^(?:if )?(?:we|i|you|they) (?:split|share|divide) (.+?) (?:(?:between|among|by|into) )?(\d+)"
+            r"(?: people| persons| ways| friends| of us)?,? how much (?:does|do|will|would|should) (?:each|every)"
+            r"(?: one| person| of us| of them| one of us)? (?:pay|get|owe|have|be|cost)"
+        ),
+        r"\1 / \2",
+    ),
     (_rx(r"\bdivide (\d+(?:\.\d+)?) (?:by|into) (\d+(?:\.\d+)?)"), r"\1 / \2"),
     (_rx(r"\b(?:split|share|divide) (\d+(?:\.\d+)?) (\d+) ways\b"), r"\1 / \2"),
     (_rx(r"^(?:split|share|divide) (\d+(?:\.\d+)?) (?:between|among|amongst) (\d+)(?: people| persons| friends| of us)?$"), r"\1 / \2"),
@@ -88,9 +91,13 @@ _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied 
     (_rx(r"\b(\d+(?:\.\d+)?) to the (?:3rd|third)(?: power)?"), r"\1 ** 3"),
     (_rx(r"\b(\d+(?:\.\d+)?) (?:raised )?to the (\d+)(?:st|nd|rd|th)(?: power)?"), r"\1 ** \2"),
     (_rx(r"\ban? (\d+(?:\.\d+)?) (?:dollar|euro|pound) (?:bill|check|cheque|meal|tab)\b"), r"\1"),  # "a 45 dollar bill"
-    (_rx(r"^(?:how much )?(?:should |do |would |must )?(?:(?:i|we) (?:should )?)?tip on (\d+(?:\.\d+)?)"
-         r"(?: dollars| euros| pounds| bucks)? at (\d+(?:\.\d+)?) ?(?:percent|per cent|%)"),
-     r"\2% of \1"),
+    (
+        _rx(
+            r"^(?:how much )?(?:should |do |would |must )?(?:(?:i|we) (?:should )?)?tip on (\d+(?:\.\d+)?)"
+            r"(?: dollars| euros| pounds| bucks)? at (\d+(?:\.\d+)?) ?(?:percent|per cent|%)"
+        ),
+        r"\2% of \1",
+    ),
     (_rx(r"\b(\d+(?:\.\d+)?) ?(?:percent|per cent|%) (?:tip )?on (\d+(?:\.\d+)?)"), r"\1% of \2"),
     (_rx(r"\b(\d+(?:\.\d+)?) ?(?:percent|per cent|%) (?:discount )?off (\d+(?:\.\d+)?)"), r"\2 - \1%"),
     *WORD_PROBLEMS,  # after the money words are gone
@@ -192,8 +199,10 @@ _CONVERT = [
     ),
     _rx(rf"(?:how many|how much) (?P<to>{_UNIT}) {_VALUE} ?(?P<from>{_UNIT}) (?:is|are|makes|would be|will be|comes to|works out to)"),
     # the amount in a clause, then the question points back at it: "the recipe says 180 degrees celsius, what's that in fahrenheit"
-    _rx(rf"(?:[^\d,]+ )?(?P<value>-?\d+(?:[.,]\d+)?) ?(?P<from>{_UNIT}),? (?:so |and )?"
-        rf"(?:what(?:'s| is| would be| will be)|how much is|how much would be) (?:that|this|it) {_AS} (?P<to>{_UNIT})"),
+    _rx(
+        rf"(?:[^\d,]+ )?(?P<value>-?\d+(?:[.,]\d+)?) ?(?P<from>{_UNIT}),? (?:so |and )?"
+        rf"(?:what(?:'s| is| would be| will be)|how much is|how much would be) (?:that|this|it) {_AS} (?P<to>{_UNIT})"
+    ),
 ]
 
 

@@ -59,9 +59,7 @@ def reads(name: str, value: object) -> bool:
         return False
 
 
-def read_match(
-    patterns: Iterable[re.Pattern[str]], text: str, group: str, ok: Callable[[str], bool] | None = None
-) -> re.Match[str] | None:
+def read_match(patterns: Iterable[re.Pattern[str]], text: str, group: str, ok: Callable[[str], bool] | None = None) -> re.Match[str] | None:
     """The first of ``patterns`` matching the whole ``text`` whose ``group`` reads (as slot ``group``, or by ``ok``).
 
     The pre-match's one shape for a loose phrasing: the words fit, and the value in them is one the tool reads.

@@ -50,6 +50,7 @@ _WEEKDAY = "|".join(sorted(WEEKDAYS, key=len, reverse=True))
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?:,?\s*(\d{4}))?"
 
+
 def _clean(text: str) -> str:
     t = words_to_numbers(text.lower())
     t = t.replace("'", "").replace("’", "").replace(".", " ")
@@ -150,7 +151,7 @@ _NTH = {"1st": 1, "first": 1, "2nd": 2, "second": 2, "3rd": 3, "third": 3, "4th"
 
 
 def _nth_in_month(today: date, n: int, weekday: int, which: str | None, month_name: str | None, year: str | None, src: str) -> date:
-    """"the second Sunday of May" (the next one from today unless a year is said), "the last Friday of the month"."""
+    """ "the second Sunday of May" (the next one from today unless a year is said), "the last Friday of the month"."""
     if month_name is None:
         month = Span(months=1 if which == "next" else 0).add_to(today.replace(day=1))
         years, number = [month.year], month.month

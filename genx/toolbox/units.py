@@ -51,6 +51,7 @@ def money_pair(from_unit: str, to_unit: str) -> bool:
     sides = [_money(u) or pounds.fullmatch(u.strip()) is not None for u in (from_unit, to_unit)]
     return all(sides) and (_money(from_unit) or _money(to_unit))
 
+
 # Spoken or ambiguous names → pint names. Keys are lower case; symbols whose case matters (MB vs mb) are here too.
 _ALIASES = {
     "c": "degC", "°c": "degC", "celsius": "degC", "centigrade": "degC", "degrees celsius": "degC", "degree celsius": "degC",

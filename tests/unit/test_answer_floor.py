@@ -365,6 +365,7 @@ async def test_the_end_of_turn_text_check_sees_the_conversation_as_the_prefill_e
     from genx.agentkit.core import LoopConfig, LoopCore
     from genx.agentkit.events import EventBus
     from genx.agentkit.recorder import Recorder
+
     seen: list[ModelContext] = []
     Fake = _small_model_prefilling_into(seen)
 

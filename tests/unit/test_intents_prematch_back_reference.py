@@ -119,7 +119,5 @@ def test_a_request_inside_the_clause_is_not_the_one_pointing_back(text: str) -> 
         ("the party is on the 20th of june, how many days until then", "date_info", {"date": "20 June"}),
     ],
 )
-def test_the_value_pointed_back_to_is_the_amount_or_date_not_the_clause_around_it(
-    text: str, tool: str, slots: dict[str, Any]
-) -> None:
+def test_the_value_pointed_back_to_is_the_amount_or_date_not_the_clause_around_it(text: str, tool: str, slots: dict[str, Any]) -> None:
     _check(text, tool, slots)

@@ -179,9 +179,7 @@ def test_what_is_measured_after_a_unit_is_not_part_of_the_unit(text: str, want: 
         ("convert 98 degrees to celsius", (98, "fahrenheit", "celsius")),
     ],
 )
-def test_ounces_of_a_volume_and_bare_degrees_of_a_temperature_get_the_unit_they_mean(
-    text: str, want: tuple[float, str, str]
-) -> None:
+def test_ounces_of_a_volume_and_bare_degrees_of_a_temperature_get_the_unit_they_mean(text: str, want: tuple[float, str, str]) -> None:
     _check(text, "convert_units", {"value": want[0], "from_unit": want[1], "to_unit": want[2]})
 
 

@@ -105,9 +105,7 @@ class Reminders:
         if seconds > MAX_AHEAD_S:
             raise ToolFailure("That is more than a year ahead; I can only keep timers and reminders up to a year.")
 
-    def _add(
-        self, kind: Kind, due: datetime, label: str, *, duration_s: float | None = None, repeat: Repeat | None = None
-    ) -> Reminder:
+    def _add(self, kind: Kind, due: datetime, label: str, *, duration_s: float | None = None, repeat: Repeat | None = None) -> Reminder:
         created = int(self._clock())
         return self.store.add(
             kind, int(due.timestamp() * 1000), created_ms=created, label=label, duration_s=duration_s, repeat=repeat.value if repeat else ""
