@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 __all__ = ["LOOP", "REPEAT", "norm_words", "repetition", "shares_run", "word_spans"]
 
@@ -35,9 +35,9 @@ def norm_words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
-def word_spans(text: str) -> list[tuple[int, int, str]]:
-    """``(start, end, word)`` of each of :func:`norm_words`' words in ``text``."""
-    return [(m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text)]
+def word_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    """``(start, end, word)`` of each of :func:`norm_words`' words in ``text``, lazily (a caller may stop early)."""
+    return ((m.start(), m.end(), m.group().lower()) for m in _WORD.finditer(text))
 
 
 def _runs(words: Sequence[str], n: int) -> set[tuple[str, ...]]:

@@ -8,42 +8,14 @@ from hypothesis import strategies as st
 
 from genx.assistant.guard import GuardedGenerator, early_release_point, release_point, word_pairs
 from genx.assistant.repetition import norm_words, repetition
-from genx.chunk import MessageChunk, Role, Text
-from genx.errors import Done
 from genx.model import ModelContext, ModelContextBuilder
-from genx.stream import Stream, StreamBuilder
+from tests.unit.test_answer_floor import Texts, texts_of
 
 pytestmark = pytest.mark.timeout(60)
 
 
-class OneAnswer:
-    """A generator streaming one scripted token list."""
-
-    def __init__(self, tokens: list[str]) -> None:
-        self.tokens = tokens
-
-    async def generate_stream(self, pattern: str, ctx: ModelContext) -> Stream:
-        b = StreamBuilder()
-        for tok in self.tokens:
-            b.push(MessageChunk(role=Role.ASSISTANT, part=Text(tok)))
-        b.push(MessageChunk(role=Role.ASSISTANT, meta={"finish_reason": "stop"}))
-        b.done()
-        return b.stream
-
-    async def invoke(self, pattern: str, ctx: ModelContext, tool: object) -> object:
-        raise NotImplementedError
-
-
 async def released(guard: GuardedGenerator, ctx: ModelContext) -> list[str]:
-    stream = await guard.generate_stream("m", ctx)
-    out: list[str] = []
-    try:
-        while True:
-            c = await stream.next()
-            if isinstance(c.part, Text):
-                out.append(c.part.text)
-    except Done:
-        return out
+    return await texts_of(await guard.generate_stream("m", ctx))
 
 
 def after(answer: str, user: str) -> ModelContext:
@@ -52,7 +24,7 @@ def after(answer: str, user: str) -> ModelContext:
 
 async def test_a_new_first_sentence_leaves_a_word_at_a_time_instead_of_eight_words_late() -> None:
     tokens = ["The ", "moon ", "is ", "far ", "away. ", "It ", "is ", "bright ", "at ", "night ", "and ", "cold ", "too."]
-    guard = GuardedGenerator(OneAnswer(tokens))
+    guard = GuardedGenerator(Texts(tokens))
     out = await released(guard, after("The station is two streets away.", "tell me about the moon"))
     assert out[:4] == ["The ", "moon ", "is ", "far "]  # each word as soon as the next one is complete
     assert "".join(out) == "".join(tokens)
@@ -62,7 +34,7 @@ async def test_a_new_first_sentence_leaves_a_word_at_a_time_instead_of_eight_wor
 async def test_after_the_first_sentence_the_last_eight_words_are_held_again() -> None:
     first = "The moon is far away. "
     rest = ["It ", "is ", "bright ", "at ", "night ", "and ", "cold ", "too ", "and ", "round."]
-    guard = GuardedGenerator(OneAnswer([first, *rest]))
+    guard = GuardedGenerator(Texts([first, *rest]))
     out = await released(guard, after("The station is two streets away.", "tell me about the moon"))
     assert "".join(out[:2]) == first  # ('away.' left when the next word was complete)
     assert out[2:4] == ["It ", "is "]  # each only once eight words followed it: 'It' with '... too and'
@@ -97,7 +69,7 @@ def test_a_word_said_twice_in_a_row_is_held_with_the_run_it_may_start() -> None:
 async def test_a_copy_of_an_earlier_answer_is_still_replaced_before_any_of_it_leaves() -> None:
     earlier = "In a small village there is no such thing as a fox at all."
     copy = [w + " " for w in earlier.split()]
-    guard = GuardedGenerator(OneAnswer(copy))
+    guard = GuardedGenerator(Texts(copy))
     guard.retries = ()
     out = await released(guard, after(earlier, "tell me another story"))
     assert "village" not in "".join(out)
