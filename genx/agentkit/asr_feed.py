@@ -87,9 +87,7 @@ class AsrFeed:
         route.flushed = False
         self._utterances[u.sid] = u
         bos = MessageChunk.bos(u.sid, role=Role.USER, label=UTTERANCE, timestamp=ts)
-        # speech over the answer is mostly a murmur or a cough: with the last turn as its prompt, Whisper
-        # wrote words of that turn for them ("What's the weather like today?" for a cough), a false interruption
-        prompt = last_turn_text(self._context()) if self._context is not None and not route.over_answer else ""
+        prompt = last_turn_text(self._context()) if self._context is not None else ""
         if prompt:
             bos.meta = {PROMPT: prompt}
         self._in.push(bos)

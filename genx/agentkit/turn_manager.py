@@ -232,7 +232,6 @@ class TurnManager:
                 self.resumable.by = turn
         turn.timeline.mark("speech_start", t)
         route = SpeechRoute(sid, turn, source)
-        route.over_answer = self.candidate is not None and self.candidate.turn is turn
         turn.routes.append(route)
         self._core.emit(SpeechStarted(turn_id=turn.turn_id))
         self._core.set_state(LoopState.HEARING, "speech")

@@ -70,7 +70,6 @@ class SpeechRoute:
     pause_checked: bool = False
     needs_verdict: bool = False  # a detector scores this route's pauses: a held answer waits for the verdict
     pause_verdict: bool | None = None  # the detector's verdict for the current pause (None: none yet)
-    over_answer: bool = False  # speech that started while the answer was heard (a ducked candidate's)
 
 
 @dataclass(slots=True, eq=False)

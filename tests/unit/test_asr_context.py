@@ -11,8 +11,6 @@ import numpy as np
 import pytest
 
 from genx.agentkit.asr_feed import last_turn_text
-from genx.agentkit.core import LoopConfig
-from genx.agentkit.events import SpeechDismissed
 from genx.agentkit.history import History
 from genx.agentkit.testing import Reply, Rig
 from genx.chunk import MessageChunk
@@ -294,19 +292,3 @@ async def test_the_loop_sends_the_previous_turn_with_the_next_utterance() -> Non
     await rig.run_until(12.0)
     await rig.stop()
     assert rig.asr.prompts == ["", "how many days are in a leap year A leap year has 366 days."]
-
-
-async def test_speech_over_the_answer_goes_to_the_asr_without_the_last_turn_as_its_prompt() -> None:
-    # a cough over the answer, decoded with the last turn as Whisper's previous text, came back as that turn's words
-    story = Reply([(0.1 + 0.4 * i, f"Sentence {i} is here. ") for i in range(12)])
-    rig = Rig(
-        config=LoopConfig(generator="fake/model", system_prompt="Be brief.", backchannel_ducking=True),
-        speech=[(0.5, 1.5), (6.0, 7.0), (9.0, 9.4)],
-        transcripts=["how many days are in a leap year", "tell me a story", "mm-hm"],
-        replies=[Reply([(0.1, "A leap year has 366 days.")]), story],
-    )
-    await rig.start()
-    await rig.run_until(12.0)
-    await rig.stop()
-    assert [e.text for e in rig.of(SpeechDismissed)] == ["mm-hm"]  # it was speech over the answer
-    assert rig.asr.prompts == ["", "how many days are in a leap year A leap year has 366 days.", ""]
