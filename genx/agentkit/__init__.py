@@ -2,7 +2,7 @@
 
 Owns: the loop's events and command surface (:mod:`.events`, with
 :mod:`.event_bus`'s ``EventBus`` and :mod:`.control`'s ``LoopControl``) and the voice loop in parts, each with one job:
-:mod:`.loop` (the ``VoiceLoop`` facade the app uses), :mod:`.core` (config,
+:mod:`.loop` (the ``VoiceLoop`` facade the app uses; switching conversations in :mod:`.loop_conversation`), :mod:`.core` (config,
 clocks, events and state every part shares), :mod:`.mic` (level meter, echo
 canceller and gate, mute, pre-roll), :mod:`.router` (VAD / push-to-talk routes,
 pause flush via :mod:`.pauses`, utterance cap), :mod:`.asr_feed` (utterance

@@ -58,6 +58,7 @@ from genx.agentkit.events import (
 )
 from genx.agentkit.heard import HeardTracker
 from genx.agentkit.history import History
+from genx.agentkit.loop_conversation import continue_stored, start_new
 from genx.agentkit.memory_link import LoopMemory, MemoryLink
 from genx.agentkit.metrics import Clock
 from genx.agentkit.mic import MicFrontEnd
@@ -66,11 +67,10 @@ from genx.agentkit.realtime_mode import RealtimeConversation
 from genx.agentkit.realtime_output import PendingRecorder, RealtimeAnswers, TruncatingOutput
 from genx.agentkit.recorder import Recorder
 from genx.agentkit.router import SpeechRouter
-from genx.agentkit.store import ConversationStore, ConversationStoreError, new_conversation_id, next_turn_seq
+from genx.agentkit.store import ConversationStore, new_conversation_id
 from genx.agentkit.turn_manager import TurnManager
 from genx.agentkit.wake import WakeDetectorLike, WakeGate, play_earcon
 from genx.deadline import Deadline
-from genx.errors import GenxError
 from genx.generators import Generator
 from genx.stream import Stream
 from genx.tools import FuncTool
@@ -229,9 +229,9 @@ class VoiceLoop:
         self._unsubs.append(self._player.on_route_end(self.announcer.on_route_end))
         self._unsubs.append(core.bus.subscribe(self.announcer.on_event))
         for coro, name in readers:
-            self._spawn(coro, name)
+            self.spawn(coro, name)
         if self._capture is not None:
-            self._spawn(self.mic.pump(self._capture), "voice-loop-capture")
+            self.spawn(self.mic.pump(self._capture), "voice-loop-capture")
         self.recorder.start()
         core.emit(ConversationStarted(conversation_id=core.conversation_id))
         core.emit(ModeChanged(mode=core.mode))
@@ -291,7 +291,8 @@ class VoiceLoop:
             core.stopped.set_result(None)
         core.bus.close()
 
-    def _spawn(self, coro: Any, name: str) -> None:
+    def spawn(self, coro: Any, name: str) -> None:
+        """Run ``coro`` as one of the loop's tasks (cancelled at :meth:`stop`)."""
         self._tasks.append(asyncio.get_running_loop().create_task(coro, name=name))
 
     def _earcon(self) -> None:
@@ -345,40 +346,11 @@ class VoiceLoop:
         return self.announcer.announce(text)
 
     def new_conversation(self) -> None:
-        core = self.core
-        (self.live or self.turns).stop_answer(None, "new conversation")
-        if self.live is not None:
-            self._spawn(self.live.restart(), "voice-loop-realtime-restart")  # the provider's context is the old one
-        dropped = self.turns.abandon_collecting("new conversation")
-        if dropped is not None:
-            self.router.forget_turn(dropped)
-        if self.push_to_talk_open:
-            self.push_to_talk_up()
-        self.recorder.history.clear()
-        self.recorder.schedule_prefill()
-        core.conversation_id = new_conversation_id()
-        core.emit(ConversationStarted(conversation_id=core.conversation_id))
-        self._settle_state("new conversation")
+        start_new(self)
 
     async def load_conversation(self, conversation_id: str) -> None:
         """Continue a stored conversation (its turns become the history); the file is read on a worker thread."""
-        store = self.recorder.store
-        if store is None:
-            self.core.error(ErrorKind.STORE, "no conversation store configured")
-            return
-        try:
-            records = await asyncio.to_thread(store.load, conversation_id)
-        except (ConversationStoreError, GenxError, OSError) as e:
-            self.core.error(ErrorKind.STORE, str(e))
-            return
-        if not self.core.running:
-            return
-        self.new_conversation()
-        self.core.conversation_id = conversation_id
-        self.turns.continue_numbering(next_turn_seq(records))
-        self.recorder.history.add_records(records)
-        self.recorder.schedule_prefill()
-        self.core.emit(ConversationStarted(conversation_id=conversation_id))
+        await continue_stored(self, conversation_id)
 
     def set_mode(self, mode: Mode | str) -> None:
         try:
