@@ -30,6 +30,8 @@ general rules, above all one for a clause then a request pointing back to it, "m
 how much is that in centimetres", each with new phrasings in the unit tests): it no longer measures unseen data.
 ``tools_heldout7.jsonl`` (151 utterances) was written blind, during the seventh round, by a writer who had not
 seen the router's code, tests or results: it measures that round (78.1 -> 84.8 % intent with the pre-match).
+``tools_heldout8.jsonl`` (152 utterances) was written blind, during the eighth round, by a writer who had not
+seen the router's code, tests or results.
 """
 
 from __future__ import annotations
