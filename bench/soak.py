@@ -41,6 +41,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -127,6 +128,7 @@ async def _soak(args: argparse.Namespace, server: PulseServer, work: Path) -> di
     trace = HeapTrace() if args.trace else None
     warm_types: collections.Counter[str] | None = None
     done = loop_errors = 0
+    error_notes: list[str] = []  # what each loop error said (the count alone does not tell a defect from a hiccup)
     ns = argparse.Namespace(eot_ms=500, turn_detection=args.turn_detection, no_aec=False, verbose=False)
     bench = Bench(server, ns, work / "run")
     trimmer = None if args.no_trim else bench.session.trimmer
@@ -150,7 +152,9 @@ async def _soak(args: argparse.Namespace, server: PulseServer, work: Path) -> di
                 r = await bench.v2v_turn(QUESTIONS[i % len(QUESTIONS)])
             await bench.wait_quiet()
             done += len(bench.of(AssistantDone))  # every answer the loop finished records one turn
-            loop_errors += len(bench.of(LoopError))
+            errs = bench.of(LoopError)
+            loop_errors += len(errs)
+            error_notes += [f"turn {i + 1}: loop error ({e.kind.value}): {e.message}" for e in errs]
             bench.events.clear()  # the next turn marks from here (the bench's memory does not grow with the turns)
             gc.collect()
             if trimmer is not None:
@@ -182,7 +186,7 @@ async def _soak(args: argparse.Namespace, server: PulseServer, work: Path) -> di
     finally:
         await bench.session.close()
         bench.stop_recording()
-    return summarize(samples, args.warmup, done=done, stored=stored, loop_errors=loop_errors) | {
+    return summarize(samples, args.warmup, done=done, stored=stored, loop_errors=loop_errors, error_notes=error_notes) | {
         "trim": not args.no_trim,
         "arenas": 0 if args.no_trim else getattr(args, "arenas", 0),
         "grown_types": grown_types,
@@ -191,7 +195,14 @@ async def _soak(args: argparse.Namespace, server: PulseServer, work: Path) -> di
     }
 
 
-def summarize(samples: list[Sample], warmup: int, *, done: int, stored: int, loop_errors: int) -> dict[str, Any]:
+def counts_as_error(note: str) -> bool:
+    """A turn's note is an error unless the bench says it did not count the turn (a stop spoken into a pause)."""
+    return bool(note) and not note.endswith("(not counted)")
+
+
+def summarize(
+    samples: list[Sample], warmup: int, *, done: int, stored: int, loop_errors: int, error_notes: Sequence[str] = ()
+) -> dict[str, Any]:
     first, last = samples[0], samples[-1]
     warm = samples[min(warmup, len(samples)) - 1] if warmup > 0 else first
     after = [s for s in samples if s.turn >= warm.turn]
@@ -226,10 +237,10 @@ def summarize(samples: list[Sample], warmup: int, *, done: int, stored: int, loo
         "v2v_p95_ms": round(_p95(v2v), 0) if v2v else None,
         "v2v_drift_ms": round(statistics.median(v2v[-third:]) - statistics.median(v2v[:third]), 0) if len(v2v) >= 3 else None,
         "lost_turns": max(0, done - stored),
-        "errors": sum(1 for s in samples if s.note) + loop_errors,
+        "errors": sum(1 for s in samples if counts_as_error(s.note)) + loop_errors,
         "loop_errors": loop_errors,
         "unanswered": sum(1 for s in samples if s.note.startswith("no answer") and not s.note.startswith("no answer heard")),
-        "notes": [f"turn {s.turn}: {s.note}" for s in samples if s.note],
+        "notes": [f"turn {s.turn}: {s.note}" for s in samples if s.note] + list(error_notes),
     }
 
 
