@@ -164,7 +164,9 @@ _SCENE = re.compile(
     re.IGNORECASE,
 )
 #: A thing doing something ("the roast is going in now", "dinner's ready") sets the scene for a command after it.
-_THING_SCENE = re.compile(r"(?:(?:the|my|our) )?[a-z]+(?: [a-z]+){0,2}(?:'s| is| are| was| were)\b", re.IGNORECASE)
+_THING_SCENE = re.compile(
+    r"(?!(?:what|who|where|when|how|which|why)\b)(?:(?:the|my|our) )?[a-z]+(?: [a-z]+){0,2}(?:'s| is| are| was| were)\b", re.IGNORECASE
+)  # a question first is a request of its own: "what's 5 plus 5, set a timer" is two
 #: A clause about a thing ("the kids keep asking", "my jug only does cups") sets the scene for a request that says its
 #: own value (a date, a place, an amount): the clause cannot be what it asks about.
 _TOPIC = re.compile(r"(?:the|my|our|his|her|their) [a-z]+ [a-z']+", re.IGNORECASE)

@@ -137,3 +137,8 @@ def test_that_in_a_question_about_the_past_is_the_last_date_the_clause_gives(tex
 @pytest.mark.parametrize("text", ["my old alarm was far too loud, set an alarm", "the kids love the kitchen timer, timer please"])
 def test_a_bare_command_after_a_clause_with_no_value_in_it_is_not_claimed(text: str) -> None:
     assert prematch(text) is None
+
+
+@pytest.mark.parametrize("text", ["what's 5 plus 5, set a timer for 5 minutes", "how's the weather, set an alarm for 7"])
+def test_a_question_before_a_command_is_a_request_of_its_own_not_a_scene(text: str) -> None:
+    assert prematch(text) is None
