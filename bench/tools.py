@@ -29,9 +29,11 @@ seen the router's code, tests or results; the seventh round tuned on it (its 34 
 general rules, above all one for a clause then a request pointing back to it, "my brother is six feet tall,
 how much is that in centimetres", each with new phrasings in the unit tests): it no longer measures unseen data.
 ``tools_heldout7.jsonl`` (151 utterances) was written blind, during the seventh round, by a writer who had not
-seen the router's code, tests or results: it measures that round (78.1 -> 84.8 % intent with the pre-match).
+seen the router's code, tests or results: it measured that round (78.1 -> 84.8 % intent with the pre-match). The
+eighth round tuned on it (its 28 pre-match failures fixed by general rules, each with new phrasings in the unit
+tests: 84.8 % intent / 72.3 % slots -> 100 / 100 % with the pre-match, 85.4 / 73.3 -> 100 / 100 % with both).
 ``tools_heldout8.jsonl`` (152 utterances) was written blind, during the eighth round, by a writer who had not
-seen the router's code, tests or results.
+seen the router's code, tests or results: it measures that round.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ bench). So the model is only a fallback, guarded on both sides:
 * it is asked only when the message has the words of some tool request
   (:func:`worth_asking`: "timer", "remind", "convert", a number next to an
   operator, "what day" …) and is not a question *about* something ("who
-  invented the alarm clock", "how do timers work"): chit-chat and general
+  invented the alarm clock", "how do timers work", "my alarm is silent, how do I fix it"): chit-chat and general
   questions go straight to a normal answer, with no 300 ms of routing;
 * its intent is trusted only when the message has that tool's own words
   (:data:`_CUES`), the words of its spoken values (a place, a time, a label)
@@ -74,7 +74,7 @@ _CUES: dict[str, tuple[re.Pattern[str], ...]] = {
 }
 _ABOUT = _rx(
     r"^(?:who|why|whose|explain|describe|tell me about|tell me a)\b|^how (?:do|does|did) (?:\w+ ){1,3}work\b|"
-    r"\b(?:invented|history of|meaning of|difference between)\b"
+    r"\b(?:invented|history of|meaning of|difference between)\b|\bhow (?:do|can|could|should) (?:i|we|you) (?:fix|repair|troubleshoot)\b"
 )
 
 

@@ -3,7 +3,8 @@
 :func:`prematch` returns an :class:`~genx.assistant.intents.Intent` when the
 *whole* message is one of the phrasings (after dropping politeness: "could you
 please", "hey Parley,", trailing "please"; "would you mind setting …" is "set …";
-"whats", "dont" are "what's", "don't"), else ``None`` and the model router
+"whats", "dont" are "what's", "don't"; letters said one by one are one word, "u t c" → "utc"; a question
+mark between two questions is a comma), else ``None`` and the model router
 (or the cloud model) decides. The phrasings live with their tools:
 :mod:`.prematch_clock` (time, dates), :mod:`.prematch_numbers` (arithmetic,
 conversions), :mod:`.prematch_timers` (setting timers, alarms, reminders),
@@ -15,7 +16,8 @@ are claimed only when the tool's parser reads their value (each module says
 which). Matching the whole message is what keeps questions that merely mention
 a tool's words ("who invented the alarm clock", "what time does the bakery
 open") with the model; a clause that only sets the scene may come first ("I'm
-putting the pizza in, set a timer for 12 minutes"). Microseconds to a few hundred a call (no model, no I/O) once
+putting the pizza in, set a timer for 12 minutes"; a clause about a thing, "the kids keep asking, how many
+sleeps until christmas", only before a request that says its own value). Microseconds to a few hundred a call (no model, no I/O) once
 :func:`warm_prematch` has loaded the unit registry and the place table (about a second, once).
 """
 
@@ -52,7 +54,7 @@ _LEAD = re.compile(
     re.IGNORECASE,
 )
 _TAIL = re.compile(
-    r"(?:[ ,]+(?:please|again|thanks|thank you|and thanks|and thank you|thanks a lot|cheers|for me|parley|ok|okay|if you can|if you could|"
+    r"(?:[ ,]+(?:please|thanks|thank you|and thanks|and thank you|thanks a lot|cheers|for me|parley|ok|okay|if you can|if you could|"
     r"real quick|quickly|i wonder|do you know|"
     r"would you|could you|can you|mate|buddy|roughly|approximately|exactly|more or less|or so))+$",
     re.IGNORECASE,
@@ -77,6 +79,18 @@ _BARE_CONTRACTION = re.compile(
 )
 
 
+#: Letters said one by one are one word: "u t c" is "utc", "8 a m" is "8 am" (a run of two or more single letters).
+_SPELT = re.compile(r"(?<![\w'])[a-z](?: [a-z](?![\w']))+", re.IGNORECASE)
+#: "again" at the end asks once more ("what time is it again"), except in a reminder, where it is what to do again.
+_AGAIN = re.compile(r"[ ,]+again$", re.IGNORECASE)
+_REMINDING = re.compile(r"\b(?:remind|reminder|forget|remember)", re.IGNORECASE)
+
+
+def _spelt(m: re.Match[str]) -> str:
+    letters = m[0].split()
+    return "".join(letters) if len(set(map(str.lower, letters))) > 1 else m[0]  # "I I need a timer" is a stammer
+
+
 def _apostrophe(m: re.Match[str]) -> str:
     if m[1]:
         return f"{m[1]}'s"
@@ -93,10 +107,14 @@ def clean_utterance(text: str) -> str:
     t = re.sub(r":\s+", ", ", t)  # "a reminder for noon: lunch with Dave" is a pause; 7:30 stays
     t = re.sub(r"(?<!\d):|:(?!\d)", " ", t)
     t = " ".join(t.split()).strip(" ?!.,")
+    t = re.sub(r"[?!]+ +", ", ", t)  # two questions in a row are two clauses: "is it late in Rome? what time is it there"
+    t = _SPELT.sub(_spelt, t)
     t = _BARE_CONTRACTION.sub(_apostrophe, t)
     t = _MIND_GERUND.sub(lambda m: m[1] + _BASE[m[2].lower()], t)
     for _ in range(3):
         t = _TAIL.sub("", _LEAD.sub("", t)).strip(" ?!.,")
+        if not _REMINDING.search(t):
+            t = _AGAIN.sub("", t)
     return t
 
 
@@ -138,12 +156,20 @@ _REQUEST = re.compile(
     re.IGNORECASE,
 )
 _BACK_REFERENCE = re.compile(r"\b(?:there|then|that day|that date|that time)\b", re.IGNORECASE)
-#: A scene is a clause with its own subject ("I'm putting the pizza in"), not a topic the question is about
-#: ("my birthday, what day is it": the day of the birthday, not today's).
-_SCENE = re.compile(r"(?:i|i'm|im|i've|i'll|i'd|we|we're|we've|we'll|you|he|she|they|they're|it's|there's)\b", re.IGNORECASE)
-
-#: A thing doing something ("the roast is going in now") sets the scene only for a command after it, not a question.
-_THING_SCENE = re.compile(r"(?:the|my|our) [a-z]+ (?:is|are|'s|was|were)\b", re.IGNORECASE)
+#: A scene is a clause with its own subject ("I'm putting the pizza in", "before I go to bed"), not a topic the
+#: question is about ("my birthday, what day is it": the day of the birthday, not today's).
+_SCENE = re.compile(
+    r"(?:(?:before|after|when|once|while|as soon as|now that|since) (?:i|we|you|he|she|they)\b|"
+    r"(?:i|i'm|im|i've|i'll|i'd|we|we're|we've|we'll|you|he|she|they|they're|it's|there's)\b)",
+    re.IGNORECASE,
+)
+#: A thing doing something ("the roast is going in now", "dinner's ready") sets the scene for a command after it.
+_THING_SCENE = re.compile(
+    r"(?!(?:what|who|where|when|how|which|why)\b)(?:(?:the|my|our) )?[a-z]+(?: [a-z]+){0,2}(?:'s| is| are| was| were)\b", re.IGNORECASE
+)  # a question first is a request of its own: "what's 5 plus 5, set a timer" is two
+#: A clause about a thing ("the kids keep asking", "my jug only does cups") sets the scene for a request that says its
+#: own value (a date, a place, an amount): the clause cannot be what it asks about.
+_TOPIC = re.compile(r"(?:the|my|our|his|her|their) [a-z]+ [a-z']+", re.IGNORECASE)
 _COMMAND = re.compile(r"(?:set|start|put|give me|make|remind|wake|cancel|stop|delete|remove|turn off)\b", re.IGNORECASE)
 
 
@@ -151,14 +177,14 @@ def _after_scene(t: str) -> Intent | None:
     """A whole request after a clause that sets the scene: "I'm putting the pizza in, set a timer for 12 minutes".
 
     Not when the request points back into the clause ("I'm flying to Tokyo, what time is it there": which place?)."""
-    subject = bool(_SCENE.match(t))
-    if not subject and not _THING_SCENE.match(t):
+    subject, thing, topic = bool(_SCENE.match(t)), bool(_THING_SCENE.match(t)), bool(_TOPIC.match(t))
+    if not (subject or thing or topic):
         return None
     for comma in re.finditer(r", ", t):
-        rest = t[comma.end() :]
-        if not (subject or _COMMAND.match(rest)) or not _REQUEST.match(rest) or _BACK_REFERENCE.search(rest):
+        rest = clean_utterance(t[comma.end() :])  # "…, um what day is it", "…, so remind me …"
+        if not _REQUEST.match(rest) or _BACK_REFERENCE.search(rest):
             continue
-        if (intent := _match(clean_utterance(rest))) is not None:
+        if (intent := _match(rest)) is not None and (subject or (thing and _COMMAND.match(rest)) or (topic and intent.arguments)):
             return intent
     return None
 

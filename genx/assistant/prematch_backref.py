@@ -11,6 +11,8 @@ model. A conversion with no unit to convert to takes a unit the clause names
 Vancouver office" → "Vancouver"); "that"/"it" take the *longest* run that reads
 (an amount keeps its unit, a date its year: "christmas day nineteen eighty two"), never a place
 ("I was in Rome at christmas, what day was that": Christmas, not the day in Rome).
+A command that names its tool but no value ("…, timer please", "…, set an alarm") takes the longest run
+that reads as the value ("the slow cooker needs two hours, timer please": 2 hours).
 """
 
 from __future__ import annotations
@@ -62,8 +64,35 @@ def _read(intent: Intent) -> bool:
     return all(reads(name, value) for name, value in intent.arguments.items())
 
 
+#: A command naming its tool but no value ("timer please", "set an alarm"): the value is in the clause before it.
+_OPEN_COMMAND = re.compile(
+    r"(?:(?:set|start|put on|give me|get me|make|i need|i want)(?: me| us)? )?(?:a |an |the |my )?(?P<kind>timer|countdown|alarm)"
+    r"(?: on| going)?",
+    re.IGNORECASE,
+)
+_OPEN = {
+    "timer": ("duration", "set a timer for {}"),
+    "countdown": ("duration", "set a timer for {}"),
+    "alarm": ("time", "set an alarm for {}"),
+}
+
+
+def _open_command(t: str, match: Callable[[str], Intent | None]) -> Intent | None:
+    """A command with no value after a clause ("the slow cooker needs two hours, timer please"): the longest run that reads."""
+    scene, _, rest = t.rpartition(", ")
+    if not scene or not (command := _OPEN_COMMAND.fullmatch(rest)):
+        return None
+    slot, phrasing = _OPEN[command["kind"].lower()]
+    for run in _runs(scene, shortest_first=False):
+        if reads(slot, run) and (intent := match(phrasing.format(run))) is not None and _read(intent):
+            return intent
+    return None
+
+
 def match_back_reference(t: str, match: Callable[[str], Intent | None]) -> Intent | None:
     """The request at the end of ``t`` with its back-reference resolved into the clause before it, or ``None``."""
+    if (intent := _open_command(t, match)) is not None:
+        return intent
     for start in _START.finditer(t):
         scene, rest = t[: start.start()].strip(" ,"), _PHRASAL.sub(r"\1 off \2", t[start.end() :])
         if not scene or ", " in rest:  # the request pointing back is the last clause

@@ -7,7 +7,11 @@ X") claim the message only when X reads as a date (:func:`~genx.toolbox.dates.pa
 so "when is my dentist appointment" stays with the model. The same holds for a
 date said before its question ("three weeks after April 10, what's the date")
 and a yes/no question about a day ("is next Friday the 13th", "is tomorrow Saturday"), and a
-clause telling when something happened ("I was born on 9 May 1985, what day was that").
+clause telling when something happened ("I was born on 9 May 1985, what day was that"). A question
+about the past asks about the last date of that name ("how long since 6 January" → "last 6 January",
+"how many days since Easter" → "last Easter"); a range may be said first ("we're away from 2 May to
+the 9th, how many days is that": the end takes the start's month); "that", "then" are no date (the
+back-reference, :mod:`.prematch_backref`, resolves them).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ _IN = r"(?:in|at|for|on|over in|over there in|down in|out in|up in|there in|back
 _PLACE = r"(?P<place>[^?]+?)"
 _TIME = [
     _rx(
-        r"(?:what(?:'s| is)? |whats )?(?:the )?(?:current |local |exact |present )?(?:time|hour)"
+        r"(?:what(?:'s| is)? |whats )?(?:the )?(?:current |local |exact |present |actual |correct )?(?:time|hour)"
         r"(?: is it| it is| is it now| now| is it there| there| like| do they have| have they got| would it be| will it be)?"
         + _NOW
         + rf"(?:,? {_IN} {_PLACE})?"
@@ -179,7 +183,10 @@ _DATE: list[tuple[re.Pattern[str], bool]] = [  # (pattern, its date must parse);
         True,
     ),
     (
-        _rx(r"how (?:long|many days) (?:ago was|since|has it been since|have passed since|is it since|was it since) (?P<date>.+?)"),
+        _rx(
+            r"how (?:long|many (?:days|weeks|months|years)) "
+            r"(?:ago was|since|has it been since|have passed since|is it since|was it since) (?P<date>.+?)"
+        ),
         False,
     ),
     (_rx(r"how many days ago was (?P<date>.+?)"), False),
@@ -190,6 +197,17 @@ _DATE: list[tuple[re.Pattern[str], bool]] = [  # (pattern, its date must parse);
             r"how many (?:days|weeks|months) (?:are there |are |is it |is there |is )?(?:between|from) (?P<from>.+?) "
             r"(?:and|to|until|till) (?P<date>.+?)"
         ),
+        True,
+    ),
+    (  # the range said first, in a clause: "the course runs from 3 May to 21 June, how many weeks is that"
+        _rx(
+            r"(?:[^,]*? )?(?:from|between) (?P<from>[^,]+?) (?:to|and|until|till|through) (?P<date>[^,]+?),? how many "
+            r"(?:days|weeks|months|nights) (?:is that|is it|will that be|would that be|does that make|is that altogether|in total)"
+        ),
+        True,
+    ),
+    (  # the date a length of time reaches: "what date does 90 days take me to"
+        _rx(r"(?:what|which) (?:date|day) (?:does|will|would) (?P<date>.+?) (?:take|bring|get|put) (?:us|me|you)(?: up)?(?: to)?"),
         True,
     ),
     (_rx(rf"when(?:'s| is| was| will be) (?P<date>.+?){_YEAR}"), True),
@@ -231,12 +249,41 @@ def _date_args(when: str) -> dict[str, str]:
     return {"date": when} if when else {}
 
 
+#: Words that point at a date said elsewhere ("how many days ago was that"): the back-reference resolves them, not the tool.
+_POINTING = frozenset(("that", "then", "there", "that day", "that date", "this one", "that one"))
+#: A question about the past: its date with no year is the last one ("how long since 6 January" → "last 6 January").
+_PAST = _rx(r"\b(?:ago|since)\b")
+_NO_LAST = _rx(r"\d{4}|\b(?:last|next|this|ago|yesterday|today|tomorrow|now)\b")
+
+
+_MONTH_NAME = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)"
+)
+_BARE_DAY = _rx(rf"(?:the )?(?:{_ORDINAL})")
+_ITS_MONTH = _rx(rf"(?:the )?(?:{_ORDINAL}) (?:of )?(?P<month>{_MONTH_NAME})\b.*|(?P<first>{_MONTH_NAME}) (?:the )?(?:{_ORDINAL})\b.*")
+
+
+def _one_month(day: str, other: str) -> str:
+    """A range's end said without its month takes the other end's: "from the 3rd to the 9th of June" → "the 3rd of June"."""
+    if _BARE_DAY.fullmatch(day) and (m := _ITS_MONTH.fullmatch(other)):
+        return f"{day} of {m['month'] or m['first']}"
+    return day
+
+
+def _in_the_past(day: str) -> str:
+    bare = re.sub(r"^(?:(?:on|the)\s+)+", "", day, flags=re.IGNORECASE)
+    return f"last {bare}" if not _NO_LAST.search(bare) and _is_date(f"last {bare}") else day
+
+
 def match_date(t: str) -> Intent | None:
     for rx, must_parse in _DATE:
         m = rx.fullmatch(t)
         if not m:
             continue
         when = (m.group("date") + (m.groupdict().get("year") or "")).strip(" ,") if "date" in rx.groupindex else ""
+        if when.lower() in _POINTING:
+            continue
         if (day := _POSSESSIVE.fullmatch(when)) and _is_date(day["day"]):  # "what weekday is next friday's date"
             when = day["day"]
         since = (m.groupdict().get("from") or "").strip(" ,")
@@ -244,6 +291,7 @@ def match_date(t: str) -> Intent | None:
             if since.lower() not in ("now", "today") and not _is_date(since):
                 continue
             if since.lower() not in ("now", "today"):
+                since, when = _one_month(since, when), _one_month(when, since)
                 return Intent("date_info", {**_date_args(when), "from_date": since})
         if when.lower() in ("month", "year"):
             when = f"the end of the {when.lower()}"
@@ -256,5 +304,7 @@ def match_date(t: str) -> Intent | None:
             continue  # "when is my dentist appointment", "how many days until my birthday": no date said
         if when.lower() in ("it", "today", "this", "today's date", "now"):
             args = {}
+        if "date" in args and "offset" not in args and _PAST.search(t[: m.start("date")]):
+            args = {"date": _in_the_past(args["date"])}
         return Intent("date_info", args)
     return None

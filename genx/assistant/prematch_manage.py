@@ -5,7 +5,7 @@ and returns an :class:`~genx.assistant.intents.Intent` when the *whole* text is
 one of its phrasings. A list question may say "right now" or "currently", be
 indirect ("check whether I've got an alarm set") or name a timer by what it
 times ("how long is left on the brisket"); a
-cancel may follow second thoughts ("actually, never mind, cancel it"). What a
+cancel may follow second thoughts ("actually, never mind, cancel it") and say it is final ("for good"). What a
 cancel names ("the pasta timer", "tomorrow's alarm", "it") is the ``which``
 slot, read by the tool (:func:`genx.toolbox.reminders.choose.choose`).
 """
@@ -27,7 +27,8 @@ def _rx(pattern: str) -> re.Pattern[str]:
 _KINDS = r"(?:timers?|alarms?|reminders?|countdowns?)"
 _DAYS = r"(?:today|tomorrow|tonight|this week|the morning|tomorrow morning|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _MINE = (
-    r"(?:my |the |all |all my |all the |all of my |any |all of the )?(?:current |active |pending |running |upcoming |set |existing |open )?"
+    r"(?:my |the |all |all my |all the |all of my |any |all of the |every |each )?"
+    r"(?:current |active |pending |running |upcoming |set |existing |open )?"
     r"(?:recurring |repeating |daily |weekly |weekday |weekend |morning )?"
 )
 #: An indirect yes/no question, in statement order: "(check) whether I've got an alarm set", "see if there are any timers"
@@ -47,14 +48,17 @@ _NOT_TIMED = (
 )
 _TIMED = rf"(?!(?:[a-z]+ )?{_NOT_TIMED}\b)[a-z]+(?: [a-z]+)?"  # a timer's name: "the brisket", "my roast chicken"
 _LIST = [
-    _rx(rf"(?:list|show|show me|read|read out|read me|tell me|check|give me|display|see|view|what are|go through|review)(?: all)?(?: of)? "
-        rf"{_MINE}{_KINDS}(?: and {_KINDS})*(?: (?:i have|i've set|i set|that are set|that are running|running|set|pending|left|"
+    _rx(rf"(?:list|show|show me|read|read out|read me|tell me|check|give me|display|see|view|what are|go through|go over|review|"
+        r"pull up|bring up|(?:run|take|walk|talk) (?:me )?through)(?: all)?(?: of)? "
+        rf"{_MINE}{_KINDS}(?: and {_KINDS})*(?: (?:(?:that )?(?:i have|i've set|i set|i've got|i have got|i got|you have|you've got)"
+        r"(?: set| going| running| on)?|that are set|that are running|running|going|set|pending|left|"
         r"for today|for tomorrow|for tonight|for this week|today|tomorrow|please|now))?(?: so far)?"),
     _rx(rf"(?:what|which|any|how many) {_KINDS}(?: and {_KINDS})? (?:do i have|are (?:set|running|there|on|active|pending|left|coming up|"
         r"going|ticking|counting down|in progress|scheduled|queued)|"
         r"have i (?:got|set)|did i set|i have|have i|are coming up|are still running|are set for|are there for)"
-        rf"(?: (?:set |running |going |on )?(?:for |on )?{_DAYS}| set| running| going| on)?"),
-    _rx(rf"(?:do i have|are there|have i (?:got|set)|did i set|did you set|is there|got|any|{_WHETHER}) (?:any |an |a )?{_KINDS}"
+        rf"(?: (?:set|running|going|on|left|remaining|pending))?(?: (?:for |on )?{_DAYS})?"),
+    _rx(rf"(?:do i have|are there|have i (?:got|set)|did i set|did you set|is there|got|any|{_WHETHER}|"
+        rf"did i (?:remember|forget) to set|have i (?:remembered|forgotten) to set) (?:any |an |a )?{_KINDS}"
         r"(?: set| running| on| left| active| pending| today| tomorrow| going)?"
         rf"(?: (?:for |on )?{_DAYS})?(?: (?:about|for|to) [a-z0-9' ]+)?"),
     _rx(rf"{_ASK_WHETHER}(?:any|the|my) {_KINDS} (?:is|are) (?:still )?(?:set|running|on|going|active|pending)"
@@ -66,8 +70,8 @@ _LIST = [
     _rx(r"how long (?:do i have |have i got |is it )?(?:until|till|before) (?:my |the )(?:next )?(?:[a-z0-9]+ )?(?:timer|alarm|countdown)s?"
         r"(?: goes off| go off| rings?| is done| ends| finishes)?"),
     _rx(r"how(?:'s| is| are) (?:my|the) (?:[a-z0-9]+ )?(?:timer|countdown)s? (?:doing|going|getting on|coming along)"),
-    _rx(r"(?:is|are|has|have|did) (?:my|the) (?:[a-z0-9]+ )?(?:timer|countdown)s? (?:done|finished|finish|up|over|gone off|go off|"
-        r"rung|ring)(?: yet)?"),
+    _rx(r"(?:is|are|has|have|did) (?:my|the) (?:[a-z0-9]+ )?(?:timer|countdown)s? (?:(?:almost|nearly|about|just about) )?"
+        r"(?:done|finished|finish|up|over|gone off|go off|rung|ring)(?: yet)?"),
     _rx(r"check (?:on|in on) (?:my|the) (?:[a-z0-9]+ )?(?:timer|countdown|alarm|reminder)s?"),
     _rx(rf"are any {_KINDS} (?:set|running|on|active|pending)(?: now)?"),
     _rx(r"(?:is|are) (?:my|the|an?|any) (?:[a-z0-9]+ )?(?:alarm|timer|reminder|countdown)s? (?:still )?"
@@ -91,7 +95,7 @@ _LIST = [
         r"what (?:are|were) you (?:supposed|meant|going) to remind me (?:about|of)(?: today| tomorrow)?|"
         r"what did you say you(?:'d| would) remind me (?:about|of)|what (?:did|do|will) you (?:have to )?remind me (?:about|of)"),
     _rx(r"(?:what's|what is|how much is|how much time is) (?:left|remaining) on (?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
-    _rx(rf"what(?:'s| is| are) (?:on )?my {_KINDS}(?: list)?|(?:show me |read me |read )?my {_KINDS} list|"
+    _rx(rf"what(?:'s| is| are) (?:on )?(?:my|the) (?:{_KINDS}(?: list)?|list of {_KINDS})|(?:show me |read me |read )?my {_KINDS} list|"
         rf"(?:my |the )?{_KINDS} status|status of (?:my |the )?{_KINDS}|my {_KINDS}"),
     _rx(r"when (?:is|does) (?:my|the) (?:next )?(?:alarm|timer|reminder)(?: set for| go off| ring)?"),
     _rx(r"(?:for )?what time (?:is|are|does|do|will) (?:my|the) (?:next )?(?:[a-z0-9]+ )?(?:alarm|timer|reminder)s? "
@@ -102,9 +106,11 @@ _CANCEL_VERB = (
     r"abort|forget|forget about|silence|never ?mind|i don'?t need|we don'?t need|i don'?t want|i no longer need|no need for|"
     r"no more)"
 )
+#: Words after a cancel that say it is final: "turn off the weekday alarm for good" cancels "the weekday alarm".
+_FOR_GOOD = r"(?: anymore| any more| for good| for ever| forever| permanently| once and for all)"
 _WHICH = (
     rf"(?P<which>(?:(?:the|my|all|all of|of|that|this|every|both|those|these)\s)*(?:[a-z0-9:']+ ){{0,3}}?{_KINDS}"
-    r"(?: \d+| number \d+| (?:called|named|for|about|at|to|on) [a-z0-9: ]+)?)"
+    rf"(?: \d+| number \d+|(?!{_FOR_GOOD}$) (?:called|named|for|about|at|to|on) [a-z0-9: ]+)?)"
 )
 #: Second thoughts said before a cancel, any number of them: "actually, never mind, cancel it", "forget it, stop the timer".
 _RETHINK = (
@@ -113,7 +119,7 @@ _RETHINK = (
     r"my mistake|my bad|that was a mistake)[ ,]+)*"
 )
 _CANCEL = [
-    _rx(rf"{_RETHINK}{_CANCEL_VERB} {_WHICH}(?: anymore| any more| please| now)?"),
+    _rx(rf"{_RETHINK}{_CANCEL_VERB} {_WHICH}(?:{_FOR_GOOD}| please| now)?"),
     _rx(rf"(?:turn|switch|shut) {_WHICH} off"),
     _rx(rf"{_RETHINK}{_CANCEL_VERB} (?P<which>(?:the )?number \d+)"),  # "cancel number 3": the list's third
 ]
@@ -146,9 +152,10 @@ _CANCEL_ALL = _rx(
     rf"(?:cancel|delete|clear|wipe|remove|get rid of) (?:every|each) (?:single )?(?:one|timer|alarm|reminder|countdown)"
     r"(?: (?:i have|i've got|i've set|i set|you have|there is))?)(?: please| now)?"
 )
+_MADE = r"(?:i|you) (?:just )?(?:set|made|added|started|created|put on)"
 _CANCEL_LAST = _rx(
-    rf"{_RETHINK}(?:cancel|delete|remove|scrap|undo|drop|kill|stop) (?P<which>the (?:last|latest|most recent) (?:one|timer|alarm|reminder)|"
-    r"the (?:one|timer|alarm|reminder|countdown) (?:i|you) just (?:set|made|added|started|created))"
+    rf"{_RETHINK}(?:{_CANCEL_VERB}|undo) (?P<which>the (?:last|latest|most recent) (?:one|timer|alarm|reminder)|"
+    rf"the (?:one|timer|alarm|reminder|countdown) (?:i|you) just (?:set|made|added|started|created))(?: {_MADE})?"
 )
 
 

@@ -122,7 +122,7 @@ def _list_average(m: re.Match[str]) -> str:
 
 def _arithmetic(t: str) -> str:
     """The arithmetic part of ``t``, numberised, with our extra spoken forms rewritten ("double 21" → "2 * 21")."""
-    s = words_to_numbers(t.lower())
+    s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", words_to_numbers(t.lower()))  # "2,400": a thousands separator
     s = _NUMBER_LIST.sub(_list_sum, s)  # "add up 48, 67 and 125"
     s = _NUMBER_AVERAGE.sub(_list_average, s)  # "the average of 3, 5 and 10"
     s = _CALC_TAIL.sub("", _CALC_LEAD.sub("", s)).strip(" ,?")

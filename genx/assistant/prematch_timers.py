@@ -11,7 +11,8 @@ A repeat phrase ("every weekday", "on weekends", "every Monday", "daily at 7")
 is taken out of an alarm or reminder first and becomes the ``repeat`` slot
 (:func:`~genx.toolbox.reminders.repeat.split_repeat`, the tool's own reader).
 A comma is a pause between the parts ("set a timer, 4 minutes, for the steak";
-"remind me in 20 minutes, check the oven"): claimed only when the value reads.
+"remind me in 20 minutes, check the oven"): claimed only when the value reads. A clause saying why may
+follow the value with no pause ("a timer for ten minutes my nail polish needs to dry": 10 minutes).
 """
 
 from __future__ import annotations
@@ -91,6 +92,20 @@ def _split_named(rest: str, ok: Callable[[str], bool], *, bare_label: bool = Fal
     return None
 
 
+#: A clause with its own subject after the value says why ("for 10 minutes my nail polish needs to dry"): not the value.
+_REASON = _rx(r"(?:my|our|the|i|i'm|we|we're|it|it's|he|she|they|because|cause|so|as|since|while) [a-z']+ [a-z']+")
+
+
+def _value_before_reason(rest: str, ok: Callable[[str], bool]) -> str | None:
+    """The longest start of ``rest`` that reads (by ``ok``) when a clause of three words or more follows it."""
+    words = rest.split()
+    for cut in range(len(words) - 3, 0, -1):
+        value, reason = " ".join(words[:cut]).strip(" ,"), " ".join(words[cut:])
+        if _REASON.match(reason) and ok(value):
+            return value
+    return None
+
+
 def _args(key: str, value: str, label: str) -> dict[str, str]:
     return {key: value.strip(" ,"), **({"label": label} if label else {})}
 
@@ -130,6 +145,8 @@ def match_timer(t: str) -> Intent | None:
         label = _label(m["label"] or "")
         if split is not None:
             return Intent("set_timer", _args("duration", split[0], label or split[1]))
+        if (value := _value_before_reason(rest, _is_span)) is not None:
+            return Intent("set_timer", _args("duration", value, label))
         named = m["prep"] or re.match(_SET, n, re.IGNORECASE)  # "the pasta timer was a mistake" names no length
         if named and _QUANTITY.search(rest) and "," not in n and not re.search(rf" {_NAMED} ", rest):  # "banana minutes"
             return Intent("set_timer", _args("duration", rest, label))

@@ -8,7 +8,9 @@ and whose question words the calculator's lead and tail patterns may already hav
 count ("if pizzas cost 14.50 each and we order 3, how much is that"), a rate and a
 count of its unit ("if I earn 20 an hour and work 8 hours, how much do I make"),
 having some and giving or getting some ("I have 20 apples and give away 7, how many
-do I have left"). What is left must still evaluate before the pre-match claims it.
+do I have left"), a rate over a stretch of time ("if I save 35 a week, how much will I have after 52 weeks")
+and a total shared ("we won 900 and there are 4 of us, how much does each of us get"). What is left must
+still evaluate before the pre-match claims it.
 """
 
 from __future__ import annotations
@@ -50,6 +52,18 @@ WORD_PROBLEMS: list[tuple[re.Pattern[str], str]] = [
          rf"(?:{_WHO} )?(?:work|do|spend|go|walk|run|drive|save|charge|stay|rent)(?:s|es)?(?: for)? (\d+) \2s?,? "
          rf"how much (?:do|would|will|did|does) {_WHO}(?: make| earn| get| spend| save| burn| pay| owe)?(?: in total| altogether)?$"),
      r"\1 * \3"),
+    # a rate and how long it runs for: "if I save 35 a week, how much will I have after 52 weeks"
+    (_rx(rf"^(?:if )?{_WHO} (?:earn|make|get|charge|pay|spend|save|burn|put (?:away|aside|by))s? {_NUM} (?:an?|per|each|every) "
+         rf"(hour|day|week|month|year),? how much (?:do|would|will|did|does|should) {_WHO} (?:have|make|earn|get|spend|save|burn|pay|"
+         rf"owe|have saved|have spent|have earned|have paid)(?: in total| altogether)? (?:after|in|over|for|within) (\d+) \2s?"
+         r"(?: in total| altogether)?$"),
+     r"\1 * \3"),
+    # a total and how many share it: "we won 900 in the raffle and there are 4 of us, how much does each of us get"
+    (_rx(rf"^(?:if )?{_WHO} (?:won|win|got|get|have|had|earned|made|raised|found|inherited|collected|received)(?: [a-z]+)? {_NUM}"
+         rf"(?: [a-z]+){{0,4}}?,? (?:and|but|so) (?:there (?:are|were|is|'re) |{_WHO} (?:are|were|'re) )(\d+)"
+         rf"(?: of (?:us|them)| people| friends)?,? how much (?:does|do|will|would|should|can) (?:each|everyone|every person|each one)"
+         rf"(?: person| one)?(?: of (?:us|them))? (?:get|have|take home|receive|take)$"),
+     r"\1 / \2"),
     # having some and giving or getting some: "if I have 20 apples and give away 7, how many do I have left"
     (_rx(rf"{_HAVE}(?:give|gave|lose|lost|eat|ate|use|used|sell|sold|spend|spent|break|broke)(?: away)? (\d+)(?: of them)?,? "
          rf"how many (?:do|would|will|did|does) {_WHO} have(?: left)?$"),

@@ -4,8 +4,9 @@
 day-first numeric (25/12/2026; a first number above 12 is the only way to get
 month-first), "25th of December 2026", "December 25, 2026", "Dec 25" (without a
 year: the next one on or after today), weekdays ("Friday" = the next one on or
-after today, "next Friday" and "(this) coming Friday" strictly after, "last Friday" before), "today",
-"tomorrow", "the day after tomorrow", "next week/month/year", "the weekend", "the second Sunday of May",
+after today, "next Friday" and "(this) coming Friday" strictly after, "last Friday" before; "last 6 January"
+is the one before today too), "today", "tomorrow", "the day after tomorrow", "next week/month/year", "the weekend",
+"the second Sunday of May",
 "the last Friday of the month", a date from another ("the day after Christmas", "the Monday after Easter",
 "a week on Friday", "Friday week", "the 15th of next month", "the end of next month")
 (its Saturday), "the end of the month/year", "<date> next year", holidays by name (:mod:`.holidays`: Christmas, New
@@ -51,8 +52,13 @@ _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?:,?\s*(\d{4}))?"
 
 
+#: "second" is a day of the month next to a month's name (elsewhere it may be a length: "a second").
+_SECOND = re.compile(rf"\bsecond(?= (?:of )?(?:{_MONTH})\b)|\b({_MONTH}) (?:the )?second\b")
+
+
 def _clean(text: str) -> str:
     t = words_to_numbers(text.lower())
+    t = _SECOND.sub(lambda m: f"{m[1]} 2nd" if m[1] else "2nd", t)  # "the second of July", "July the second"
     t = t.replace("'", "").replace("’", "").replace(".", " ")
     t = re.sub(r"\b(?:what day is|what day was|what date is|what is|whats|the date|date of|day of|on|is it|will it be|it)\b", " ", t)
     t = re.sub(r"^\s*(?:the\s+)", " ", t)
@@ -80,6 +86,18 @@ def _next_occurrence(today: date, month: int, day: int, src: str) -> date:
             return date(year, month, day)
         except ValueError:
             continue
+    raise ToolFailure(f"{src!r} is not a date on the calendar.")
+
+
+def _last_occurrence(today: date, month: int, day: int, src: str) -> date:
+    """The last ``day`` of ``month`` before today, as "last Friday" and "last Christmas" are."""
+    for year in range(today.year, today.year - 9, -1):
+        try:
+            found = date(year, month, day)
+        except ValueError:
+            continue
+        if found < today:
+            return found
     raise ToolFailure(f"{src!r} is not a date on the calendar.")
 
 
@@ -115,6 +133,8 @@ def parse_date(text: str, today: date) -> date:
             return _next_occurrence(today, month, day, src)
         year = int(m[3]) + (2000 if len(m[3]) == 2 else 0)
         return _make(year, month, day, src)
+    if m := re.fullmatch(rf"last (?:the )?{_DAY}\s*(?:of\s+)?({_MONTH})|last ({_MONTH})\s+(?:the\s+)?{_DAY}", t):
+        return _last_occurrence(today, MONTHS[m[2] or m[3]], int(m[1] or m[4]), src)
     if m := re.fullmatch(rf"{_DAY}\s*(?:of\s+)?({_MONTH}){_YEAR}", t):
         return _dated(today, int(m[1]), MONTHS[m[2]], m[3], src)
     if m := re.fullmatch(rf"({_MONTH})\s+(?:the\s+)?{_DAY}{_YEAR}", t):

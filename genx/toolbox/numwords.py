@@ -12,6 +12,7 @@ text are left as they are. Separate numbers stay separate ("one two" → "1 2").
 
 from __future__ import annotations
 
+import functools
 import re
 
 UNITS = {
@@ -92,6 +93,7 @@ def _format(value: float) -> str:
     return str(int(value)) if value == int(value) else repr(value)
 
 
+@functools.lru_cache(maxsize=4096)  # pure; the pre-match's matchers each read the same text
 def words_to_numbers(text: str) -> str:
     """``text`` with each run of number words replaced by its digits; everything else unchanged."""
     tokens = _TOKEN.findall(text)

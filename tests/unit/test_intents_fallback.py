@@ -40,6 +40,8 @@ def _router(intent: Intent | None) -> Any:
         "recommend a good book",
         "what's the difference between a mile and a kilometer",
         "tell me about the history of calendars",
+        "the alarm on my watch won't stop beeping, how can I fix it",
+        "my reminders never pop up on time, how do we troubleshoot that",
     ],
 )
 async def test_chit_chat_and_questions_about_things_never_reach_the_model_router(text: str) -> None:

@@ -121,3 +121,24 @@ def test_a_request_inside_the_clause_is_not_the_one_pointing_back(text: str) -> 
 )
 def test_the_value_pointed_back_to_is_the_amount_or_date_not_the_clause_around_it(text: str, tool: str, slots: dict[str, Any]) -> None:
     _check(text, tool, slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "date"),
+    [
+        ("we moved house on the fourteenth of february, how many days ago was that", "14 February 2026"),
+        ("the lease ended on the second of january, how long ago was that", "2 January 2026"),
+    ],
+)
+def test_that_in_a_question_about_the_past_is_the_last_date_the_clause_gives(text: str, date: str) -> None:
+    _check(text, "date_info", {"date": date})
+
+
+@pytest.mark.parametrize("text", ["my old alarm was far too loud, set an alarm", "the kids love the kitchen timer, timer please"])
+def test_a_bare_command_after_a_clause_with_no_value_in_it_is_not_claimed(text: str) -> None:
+    assert prematch(text) is None
+
+
+@pytest.mark.parametrize("text", ["what's 5 plus 5, set a timer for 5 minutes", "how's the weather, set an alarm for 7"])
+def test_a_question_before_a_command_is_a_request_of_its_own_not_a_scene(text: str) -> None:
+    assert prematch(text) is None

@@ -331,3 +331,56 @@ def test_a_bare_day_word_or_a_places_time_zone_goes_to_the_calendar_or_the_clock
 @pytest.mark.parametrize("text", ["what's the time zone like", "what time zone are you in", "I'm visiting Rome next week"])
 def test_chat_about_time_zones_or_a_trip_is_no_tool_request(text: str) -> None:
     assert prematch(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "slots"),
+    [
+        ("what's the time in g m t", "current_time", {"place": "GMT"}),
+        ("Is it night in Seoul yet? What's the time there?", "current_time", {"place": "Seoul"}),
+        ("what's the correct time", "current_time", {}),
+        ("my phone battery died, what time is it in Lagos", "current_time", {"place": "Lagos"}),
+        ("the twins keep asking, how many days until halloween", "date_info", {"date": "31 October 2026"}),
+        ("our oven only does celsius, what's 350 fahrenheit in celsius", "convert_units",
+         {"value": 350, "from_unit": "fahrenheit", "to_unit": "celsius"}),
+        ("I've been up all night, um what's the date", "date_info", {}),
+    ],
+)  # fmt: skip
+def test_spelt_letters_two_questions_and_a_clause_about_a_thing_before_a_request_with_its_value(
+    text: str, tool: str, slots: dict[str, Any]
+) -> None:
+    _check(text, tool, slots)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["the movie starts at 8, what time is it", "my flight lands at noon, what's the date", "the timer went off, what's the time"],
+)
+def test_a_clause_about_a_thing_before_a_request_with_no_value_of_its_own_stays_with_the_model(text: str) -> None:
+    assert prematch(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("how many weeks since the second of february", {"date": "2 February 2026"}),
+        ("how long has it been since new year's day", {"date": "1 January 2026"}),
+        ("how many days since halloween", {"date": "31 October 2025"}),
+        ("the exhibition runs from the 4th of may to the 30th, how many days is that", {"date": "30 May", "from_date": "4 May"}),
+        ("we're away from august 3rd to the 17th, how many nights is that", {"date": "17 August", "from_date": "3 August"}),
+        ("what date does ninety days take me to", {"date": "in 90 days"}),
+    ],
+)
+def test_a_past_question_takes_the_last_date_and_a_range_said_first_or_a_length_reached_are_read(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "date_info", slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("if we put aside 50 a month, how much will we have after 18 months", 900),
+        ("we raised 1,200 euros at the bake sale and there are 5 of us, how much does each person get", 240),
+    ],
+)
+def test_a_rate_over_a_stretch_of_time_and_a_total_shared_among_a_count_are_sums(text: str, value: float) -> None:
+    _check(text, "calculate", {"expression": value})

@@ -79,3 +79,36 @@ def test_a_request_before_its_reason_and_a_shared_total_are_read(text: str, tool
 @pytest.mark.parametrize("text", ["I don't want an alarm, I'll wake up on my own", "my tea, I think it's cold"])
 def test_a_statement_before_a_reason_is_no_request(text: str) -> None:
     assert prematch(text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "is the egg timer just about finished",
+        "take me through my alarms",
+        "bring up all the reminders I've set",
+        "what's on the list of timers",
+        "did I forget to set a reminder for tomorrow",
+        "how many timers do I have running today",
+        "after we eat, which timers are running",
+    ],
+)
+def test_going_through_the_list_or_asking_whether_one_was_set_lists_the_timers(text: str) -> None:
+    _check(text, "list_timers", {})
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("switch off the weekend alarm for good", {"which": "weekend"}),
+        ("delete my 6 a m alarm permanently", {"which": "6 am"}),
+        ("remove the last reminder you set", {"which": "last reminder"}),
+        ("stop the most recent one I added", {"which": "most recent one"}),
+        ("lunch is ready, stop the rice timer", {"which": "rice"}),
+        ("the kids are up, cancel all the alarms", {"which": "all"}),
+    ],
+)
+def test_a_final_cancel_the_last_one_made_and_a_cancel_after_a_thing_happening_name_what_they_cancel(
+    text: str, slots: dict[str, Any]
+) -> None:
+    _check(text, "cancel_timer", slots)

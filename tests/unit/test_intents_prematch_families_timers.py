@@ -319,3 +319,20 @@ def test_timers_named_by_what_they_time_and_indirect_questions_list_them(text: s
 )
 def test_chat_about_time_left_minding_or_alarms_set_is_no_tool_request(text: str) -> None:
     assert prematch(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "slots"),
+    [
+        ("start a timer for twenty minutes the bread has to rise", "set_timer", {"duration": "20 minutes"}),
+        ("the roast needs an hour and a half, start a timer", "set_timer", {"duration": "90 minutes"}),
+        ("the tea has to steep four minutes, timer please", "set_timer", {"duration": "4 minutes"}),
+        ("wake me at six a m", "set_alarm", {"time": "6 am"}),
+        ("remind me at 4 pm to water the plants again", "set_reminder", {"text": "water the plants again", "when": "4 pm"}),
+        ("the plumber is late, remind me in 30 minutes to call him", "set_reminder", {"text": "call him", "when": "in 30 minutes"}),
+    ],
+)  # fmt: skip
+def test_a_reason_after_the_length_a_bare_timer_command_after_it_and_again_in_a_reminder_are_read(
+    text: str, tool: str, slots: dict[str, Any]
+) -> None:
+    _check(text, tool, slots)

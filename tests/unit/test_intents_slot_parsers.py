@@ -132,3 +132,25 @@ def test_digits_then_point_then_digits_make_one_decimal() -> None:
 def test_oh_between_the_hour_and_a_single_minute_digit_reads_as_a_clock_time() -> None:
     assert parse_when("six oh five am", NOW).when == datetime(2026, 3, 4, 6, 5, tzinfo=PARIS)
     assert parse_when("tomorrow at 7 o 5", NOW).when == datetime(2026, 3, 4, 7, 5, tzinfo=PARIS)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("last 14 February", date(2026, 2, 14)),
+        ("last the 20th of december", date(2025, 12, 20)),
+        ("last March 3rd", date(2025, 3, 3)),  # today's date: the one a year ago, as "last Friday" on a Friday
+        ("last 29 february", date(2024, 2, 29)),
+    ],
+)
+def test_last_before_a_day_and_month_is_the_latest_one_before_today(text: str, expected: date) -> None:
+    assert parse_date(text, NOW.date()) == expected
+
+
+@pytest.mark.parametrize("text", ["the second of june", "june the second", "2nd june"])
+def test_second_next_to_a_month_is_the_day_of_the_month(text: str) -> None:
+    assert parse_date(text, NOW.date()) == date(2026, 6, 2)
+
+
+def test_words_to_numbers_gives_the_same_digits_when_asked_twice() -> None:
+    assert words_to_numbers("twenty five past seven") == words_to_numbers("twenty five past seven") == "25 past 7"
