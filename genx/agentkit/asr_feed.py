@@ -8,7 +8,9 @@ lasts), and when the pause ends the turn its final reuses that decode. Partials
 are published as ``UserPartial``; a transcript that does not come back within
 ``asr_timeout_s`` after the utterance ended is given up. Each utterance's BOS
 carries the conversation's last turn as ``meta["prompt"]`` (for an ASR that
-decodes its finals with context, see :mod:`genx.local.whisper`).
+decodes its finals with context, see :mod:`genx.local.whisper`), and speech
+over a ducked answer ``meta["over_answer"] = True`` (its words decide whether
+the answer stops: no fixed initial prompt for it).
 
 Does not own: when a route opens, pauses or closes (:mod:`.router`), what the
 words mean for the turn (:mod:`.turn_manager`, through
@@ -37,6 +39,7 @@ FLUSH = "flush"  # to the ASR: transcribe the route so far (genx.local.asr.FLUSH
 PROVISIONAL = "provisional"
 UTTERANCE = "utterance"
 PROMPT = "prompt"  # utterance BOS meta key: the conversation's last turn (genx.local.asr.PROMPT)
+OVER_ANSWER = "over_answer"  # utterance BOS meta key: speech over a ducked answer (genx.local.asr.OVER_ANSWER)
 
 
 def last_turn_text(ctx: ModelContext) -> str:
@@ -88,8 +91,11 @@ class AsrFeed:
         self._utterances[u.sid] = u
         bos = MessageChunk.bos(u.sid, role=Role.USER, label=UTTERANCE, timestamp=ts)
         prompt = last_turn_text(self._context()) if self._context is not None else ""
-        if prompt:
-            bos.meta = {PROMPT: prompt}
+        meta: dict[str, Any] = {PROMPT: prompt} if prompt else {}
+        if self._turns.judging(route.turn):
+            meta[OVER_ANSWER] = True
+        if meta:
+            bos.meta = meta
         self._in.push(bos)
 
     def push(self, route: SpeechRoute, chunk: MessageChunk) -> None:

@@ -39,6 +39,7 @@ class ScriptedAsr:
         self.partial_every = partial_every_ms * RATE // 1000 * 2
         self.utterances: list[tuple[str, int]] = []  # (route id, audio bytes)
         self.prompts: list[str] = []  # each utterance route's BOS ``meta["prompt"]`` ("" when none)
+        self.over_answer: list[bool] = []  # each utterance route's BOS ``meta["over_answer"]`` (False when none)
         self.clock = clock
         self.final_delay = final_delay
         self._due: list[tuple[float, StreamBuilder, list[MessageChunk]]] = []
@@ -82,6 +83,7 @@ class ScriptedAsr:
                     if c.is_begin_of_stream() and c.is_control_only():
                         seen[sid] = 0
                         self.prompts.append(str((c.meta or {}).get("prompt", "")))
+                        self.over_answer.append((c.meta or {}).get("over_answer") is True)
                         entry = self.transcripts.popleft() if self.transcripts else ""
                         script[sid] = [entry] if isinstance(entry, str) else list(entry) or [""]
                         texts[sid] = script[sid][-1]

@@ -156,6 +156,10 @@ class TurnManager:
         c = self.candidate
         return c if c is not None and c.turn is turn else None
 
+    def judging(self, turn: Turn) -> bool:
+        """``turn`` is speech over a ducked answer whose words decide whether the answer stops."""
+        return self._candidate_of(turn) is not None
+
     def heard_words(self, turn: Turn, text: str) -> None:
         """A partial / provisional transcript of ``turn`` (called by the ASR feed)."""
         c = self._candidate_of(turn)

@@ -5,7 +5,9 @@ Input: utterance routes (as the VAD makes them): ``audio/L16`` blobs per StreamI
 control EOS. Other chunks pass through unchanged. A route's BOS may carry
 ``meta = {"prompt": text}`` (:data:`PROMPT`): what was said just before (the
 conversation's last turn), handed to the decoder for the route's final decodes
-(flush, segment, final; never partials), see :class:`~genx.local.whisper.WhisperOptions`.
+(flush, segment, final; never partials), see :class:`~genx.local.whisper.WhisperOptions`;
+``meta["over_answer"] = True`` (:data:`OVER_ANSWER`): the route is spoken over the assistant's
+answer (decoded without a fixed initial prompt).
 The decoder itself (:class:`Decoder`, :class:`WhisperDecoder`) lives in :mod:`genx.local.whisper`;
 the settings and labels in :mod:`genx.local.asr_settings`, one call's route reading in
 :mod:`genx.local.asr_call`, one utterance's audio and decodes in :mod:`genx.local.asr_utterance`.
@@ -59,8 +61,8 @@ from __future__ import annotations
 from dataclasses import fields
 from pathlib import Path
 
-from genx.local.asr_call import AsrCall, route_prompt
-from genx.local.asr_settings import FINAL, FLUSH, PARTIAL, PROMPT, PROVISIONAL, SPEECH_START, AsrConfigError, AsrSettings
+from genx.local.asr_call import AsrCall, route_over_answer, route_prompt
+from genx.local.asr_settings import FINAL, FLUSH, OVER_ANSWER, PARTIAL, PROMPT, PROVISIONAL, SPEECH_START, AsrConfigError, AsrSettings
 from genx.local.models import config_mapping
 from genx.local.pcm import loudest_frame_dbfs, quietest_cut
 from genx.local.pump import spawn_transform
@@ -112,6 +114,7 @@ def from_config(spec: object = None, secrets: object = None, *, decoder: Decoder
 __all__ = [
     "FINAL",
     "FLUSH",
+    "OVER_ANSWER",
     "PARTIAL",
     "PROMPT",
     "PROVISIONAL",
@@ -129,6 +132,7 @@ __all__ = [
     "loudest_frame_dbfs",
     "plausible_transcript",
     "quietest_cut",
+    "route_over_answer",
     "route_prompt",
     "whisper_model",
 ]

@@ -12,6 +12,10 @@ FLUSH = "flush"  # input control label: transcribe what the route holds so far (
 PROVISIONAL = "provisional"
 SPEECH_START = "speech_start"
 PROMPT = "prompt"  # input BOS meta key: text said before the utterance (the conversation's last turn), for its finals
+# input BOS meta key, True: the utterance is spoken over the assistant's answer and its words decide whether it stops
+# (a stop phrase, a backchannel): decoded without a fixed initial prompt, whose conversational words prime listener
+# talk ("Hold on." read "Got it.")
+OVER_ANSWER = "over_answer"
 
 
 class AsrConfigError(GenxError, ValueError):

@@ -34,6 +34,7 @@ class Utterance:
     call: AsrCall
     sid: str
     prompt: str = ""  # context for the final decodes (the BOS meta's PROMPT)
+    over_answer: bool = False  # spoken over the assistant's answer (the BOS meta's OVER_ANSWER)
     buf: bytearray = field(default_factory=bytearray)  # 16 kHz mono int16, the whole utterance
     seg_start: int = 0  # byte offset of the open segment
     closed: list[str] = field(default_factory=list)  # decoded text of closed segments (for the final)
@@ -146,7 +147,8 @@ class Utterance:
         if samples.size < s.min_decode_ms * 16 or dbfs(samples) < s.silence_dbfs:
             return ""
         audio = samples.astype(np.float32) / 32768.0
-        return await asyncio.to_thread(self.call.decoder.decode, audio, final, self.prompt if final else "")
+        prompt = self.prompt if final else ""
+        return await asyncio.to_thread(self.call.decoder.decode, audio, final, prompt, over_answer=self.over_answer)
 
     def _maybe_partial(self) -> None:
         s = self.call.settings

@@ -40,9 +40,11 @@ class Decoder(Protocol):
 
     ``prompt`` (finals only) is text said just before the clip, e.g. the
     conversation's last turn; a decoder may use it as context or ignore it.
+    ``over_answer``: the clip was spoken over the assistant's answer and its words
+    decide whether the answer stops; a decoder leaves out any fixed initial prompt.
     """
 
-    def decode(self, audio: Audio, final: bool, prompt: str = "") -> str: ...
+    def decode(self, audio: Audio, final: bool, prompt: str = "", *, over_answer: bool = False) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +59,8 @@ class WhisperOptions:
     beam_size: int = 1  # partials (and finals unless final_beam_size is set)
     final_beam_size: int | None = None  # None = beam_size
     initial_prompt: str | None = None  # fixed text before every clip (vocabulary hints)
-    final_initial_prompt: str | None = None  # finals: this fixed text instead (None = initial_prompt); partials never see it
+    final_initial_prompt: str | None = None  # finals: this fixed text instead (None = initial_prompt); partials never see
+    # it, nor speech over the answer (its conversational words prime listener talk there: "Hold on." read "Got it.")
     context_prompt: bool = False  # finals: the route's prompt (the conversation's last turn) as Whisper's previous text
     prompt_words: int = 40  # at most this many of its last words
     # beam search (both the short-window and the 30 s path; CTranslate2's ``generate`` options)
@@ -87,9 +90,13 @@ class WhisperOptions:
             "no_repeat_ngram_size": self.no_repeat_ngram_size,
         }
 
-    def previous_text(self, final: bool, prompt: str) -> str:
-        """What Whisper is told came before the clip: the fixed prompt, then (finals) the context's last words."""
-        fixed = self.final_initial_prompt if final and self.final_initial_prompt is not None else self.initial_prompt
+    def previous_text(self, final: bool, prompt: str, *, over_answer: bool = False) -> str:
+        """What Whisper is told came before the clip: the fixed prompt, then (finals) the context's last words.
+
+        Speech over the answer (``over_answer``) gets ``initial_prompt`` (vocabulary hints), never the finals' fixed text.
+        """
+        use_final = final and self.final_initial_prompt is not None and not over_answer
+        fixed = self.final_initial_prompt if use_final else self.initial_prompt
         parts = [fixed.strip()] if fixed and fixed.strip() else []
         if final and self.context_prompt and prompt.strip():
             parts.append(" ".join(prompt.split()[-max(1, self.prompt_words) :]))
@@ -188,10 +195,10 @@ class WhisperDecoder:
     async def warm(self) -> None:
         await self.model.warm()
 
-    def decode(self, audio: Audio, final: bool, prompt: str = "") -> str:
+    def decode(self, audio: Audio, final: bool, prompt: str = "", *, over_answer: bool = False) -> str:
         o = self.options
         model = self.model.get()
-        previous = o.previous_text(final, prompt)
+        previous = o.previous_text(final, prompt, over_answer=over_answer)
         text = self._decode(model, audio, final, previous)
         # the fixed prompt counts too: a route without context (speech over the answer) has only it to echo
         if previous and echoes(text, previous):

@@ -100,6 +100,24 @@ async def test_a_backchannel_while_parley_speaks_ducks_the_answer_which_then_goe
     await rig.stop()
 
 
+async def test_speech_over_a_ducked_answer_tells_the_asr_so_and_the_question_before_it_did_not() -> None:
+    # the ASR decodes words that decide a stop without a fixed conversational prompt (it primes "Got it.")
+    rig = await _rig(speech=[(0.5, 1.5), (4.0, 4.4)], transcripts=["tell me a story", "mm-hm"], replies=[STORY])
+    await rig.run_until(30.0)
+    assert rig.asr.over_answer == [False, True]
+    await rig.stop()
+
+
+async def test_speech_that_cuts_the_answer_on_sound_is_not_marked_as_over_the_answer() -> None:
+    cfg = LoopConfig(generator="fake/model", system_prompt="Be brief.", backchannel_ducking=False)
+    replies = [STORY, Reply([(0.1, "Okay.")])]
+    rig = await _rig(speech=[(0.5, 1.5), (4.0, 4.6)], transcripts=["tell me a story", "stop"], replies=replies, config=cfg)
+    await rig.run_until(12.0)
+    assert len(rig.of(BargeIn)) == 1
+    assert rig.asr.over_answer == [False, False]  # the answer was cut at the onset: this is the next question
+    await rig.stop()
+
+
 async def test_while_ducked_the_echo_far_end_holds_the_ducked_level_so_the_gate_can_hear_the_user() -> None:
     # The gate compares the microphone with the far end: if the far end kept the full level while the
     # player is 24 dB down, the user's words over a ducked answer would be gated as "echo".

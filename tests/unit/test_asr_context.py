@@ -14,7 +14,7 @@ from genx.agentkit.asr_feed import last_turn_text
 from genx.agentkit.history import History
 from genx.agentkit.testing import Reply, Rig
 from genx.chunk import MessageChunk
-from genx.local.asr import FINAL, PROMPT, AsrTransformer, from_config
+from genx.local.asr import FINAL, OVER_ANSWER, PROMPT, AsrTransformer, from_config
 from genx.local.whisper import WhisperDecoder, WhisperOptions, echoes
 from genx.stream import collect, stream_of
 from tests.unit.test_local_asr import FakeDecoder, chunks_of, fast, speech
@@ -33,6 +33,19 @@ async def test_the_routes_prompt_reaches_the_final_decode_and_never_a_partial() 
     partials = [p for final, p in dec.prompts if not final]
     assert finals == ["A leap year has 366 days."]
     assert partials and set(partials) == {""}
+
+
+async def test_a_route_spoken_over_the_answer_says_so_to_every_decode_and_other_routes_do_not() -> None:
+    dec = FakeDecoder()
+    over = MessageChunk.bos("u1", label="utterance")
+    over.meta = {PROMPT: "Hello.", OVER_ANSWER: True}
+    chunks = [over, *chunks_of(speech(1500), "u1"), MessageChunk.eos("u1")]
+    await asyncio.wait_for(collect(await AsrTransformer(dec, fast()).transform(stream_of(*chunks))), 10)
+    assert dec.over_answer and all(dec.over_answer)
+    dec2 = FakeDecoder()
+    plain = [MessageChunk.bos("u2", label="utterance"), *chunks_of(speech(800), "u2"), MessageChunk.eos("u2")]
+    await asyncio.wait_for(collect(await AsrTransformer(dec2, fast()).transform(stream_of(*plain))), 10)
+    assert dec2.over_answer and not any(dec2.over_answer)
 
 
 async def test_a_route_without_a_prompt_decodes_its_final_with_none() -> None:
@@ -170,6 +183,16 @@ def test_a_final_initial_prompt_precedes_the_last_turn_on_finals_and_partials_ke
         final, partial = (c["prompt"] for c in model.model.generated)
         assert final == [50361, 1005, 1007, 1005, 1006, 50258, 50363]  # "Okay," "please." "Hello" "there."
         assert partial == [50361, 1007, 50258, 50363]  # "Parley."
+
+
+def test_speech_over_the_answer_is_decoded_without_the_finals_fixed_prompt_but_keeps_the_context(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    opts = {"context_prompt": True, "initial_prompt": "Parley.", "final_initial_prompt": "Okay, please.", "window_s": None}
+    dec, model = fake_decoder(monkeypatch, tmp_path, **opts)
+    dec.decode(AUDIO, True, "Hello there.", over_answer=True)
+    dec.decode(AUDIO, True, "Hello there.")
+    assert [c["initial_prompt"] for c in model.transcribed] == ["Parley. Hello there.", "Okay, please. Hello there."]
 
 
 def test_without_an_initial_prompt_partials_get_no_previous_text(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

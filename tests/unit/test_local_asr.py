@@ -40,13 +40,15 @@ class FakeDecoder:
     fail: BaseException | None = None
     calls: list[tuple[int, bool]] = field(default_factory=list)
     prompts: list[tuple[bool, str]] = field(default_factory=list)  # (final, prompt) per call
+    over_answer: list[bool] = field(default_factory=list)  # per call
     partial_running: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def decode(self, audio: np.ndarray, final: bool, prompt: str = "") -> str:  # type: ignore[type-arg]
+    def decode(self, audio: np.ndarray, final: bool, prompt: str = "", *, over_answer: bool = False) -> str:  # type: ignore[type-arg]
         with self.lock:
             self.calls.append((audio.size, final))
             self.prompts.append((final, prompt))
+            self.over_answer.append(over_answer)
         if self.fail is not None:
             raise self.fail
         if not final and self.hold_partials is not None:
@@ -253,7 +255,7 @@ class SlowFirstDecoder(FakeDecoder):
     second_done: threading.Event = field(default_factory=threading.Event)
     finals_seen: int = 0
 
-    def decode(self, audio: np.ndarray, final: bool, prompt: str = "") -> str:  # type: ignore[type-arg]
+    def decode(self, audio: np.ndarray, final: bool, prompt: str = "", *, over_answer: bool = False) -> str:  # type: ignore[type-arg]
         if final:
             with self.lock:
                 self.finals_seen += 1

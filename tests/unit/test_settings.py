@@ -77,6 +77,7 @@ def test_missing_file_gives_the_offline_default_stack(tmp_path: Path) -> None:
     assert s.asr[0].options == {
         "final_beam_size": 4,
         "context_prompt": True,
+        "final_initial_prompt": "Okay. Could you tell me something, please?",
         "window_s": 8.0,
         "window_margin_s": 2.0,
     }
