@@ -126,7 +126,7 @@ def time_ask(texts: list[str]) -> list[float]:
     return out
 
 
-SETS = ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "tuning")
+SETS = ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8", "tuning")
 
 
 def _table(results: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
