@@ -34,6 +34,8 @@ eighth round tuned on it (its 28 pre-match failures fixed by general rules, each
 tests: 84.8 % intent / 72.3 % slots -> 100 / 100 % with the pre-match, 85.4 / 73.3 -> 100 / 100 % with both).
 ``tools_heldout8.jsonl`` (152 utterances) was written blind, during the eighth round, by a writer who had not
 seen the router's code, tests or results: it measures that round.
+``tools_heldout9.jsonl`` (156 utterances) was written blind, during the ninth round, by a writer who had not
+seen the router's code, tests or results.
 """
 
 from __future__ import annotations
@@ -126,7 +128,7 @@ def time_ask(texts: list[str]) -> list[float]:
     return out
 
 
-SETS = ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8", "tuning")
+SETS = ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8", "heldout9", "tuning")
 
 
 def _table(results: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
