@@ -32,7 +32,9 @@ _MAKE_IT = r"(?:make (?:it|that)|change (?:it|that) to|let's (?:say|make it)|(?:
 #: The last pause then a marker (or "make it" alone): what follows is the replacement.
 _CORRECTION = _rx(rf"(?P<head>.+), (?:(?:{_MARK})(?:[ ,]+{_MARK})*[ ,]+(?:{_MAKE_IT} )?|{_MAKE_IT} )(?P<repl>.+)")
 _TRAILING_MARK = _rx(rf"(?:,? {_MARK})+$")
-_STARTS = _rx(rf"(?:{_MARK}|{_MAKE_IT})\b")
+#: A name may start with a plain word that can be a marker ("no onions", "wait for the kettle"), not with a sure one.
+_SURE = r"(?:actually|sorry|no wait|i mean|i meant|or rather|scratch that|correction)"
+_STARTS = _rx(rf"(?:{_SURE}|{_MAKE_IT})\b|{_MARK},")
 #: Words that belong to an amount, by what it measures: a moment, a length of time, the rest.
 _CLOCK = r"(?:am|pm|a\.m\.|p\.m\.|o'?clock)"
 _SPAN = r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)"

@@ -369,6 +369,10 @@ def test_words_after_a_correction_that_replace_nothing_are_no_name_and_no_moment
     assert prematch(text) is None
 
 
+def test_a_timer_name_starting_with_no_or_wait_is_still_a_name() -> None:
+    _check("set a timer for 10 minutes, no onions", "set_timer", {"duration": "10 minutes", "label": "no onions"})
+
+
 @pytest.mark.parametrize(
     ("text", "slots"),
     [
