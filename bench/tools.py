@@ -33,9 +33,11 @@ seen the router's code, tests or results: it measured that round (78.1 -> 84.8 %
 eighth round tuned on it (its 28 pre-match failures fixed by general rules, each with new phrasings in the unit
 tests: 84.8 % intent / 72.3 % slots -> 100 / 100 % with the pre-match, 85.4 / 73.3 -> 100 / 100 % with both).
 ``tools_heldout8.jsonl`` (152 utterances) was written blind, during the eighth round, by a writer who had not
-seen the router's code, tests or results: it measures that round.
+seen the router's code, tests or results: it measured that round (94.1 % intent / 91.5 % slots with the pre-match
+and with both). The ninth round tuned on it (its 11 pre-match failures fixed by general rules, each with new phrasings in
+the unit tests: 94.1 / 91.5 -> 100 / 100 % with the pre-match and with both): it no longer measures unseen data.
 ``tools_heldout9.jsonl`` (156 utterances) was written blind, during the ninth round, by a writer who had not
-seen the router's code, tests or results.
+seen the router's code, tests or results: it measures that round.
 """
 
 from __future__ import annotations

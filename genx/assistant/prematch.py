@@ -2,9 +2,11 @@
 
 :func:`prematch` returns an :class:`~genx.assistant.intents.Intent` when the
 *whole* message is one of the phrasings (after dropping politeness: "could you
-please", "hey Parley,", trailing "please"; "would you mind setting …" is "set …";
+please", "hey Parley,", "do one thing,", "reckon you could", trailing "please"; "would you mind setting …" is "set …";
 "whats", "dont" are "what's", "don't"; letters said one by one are one word, "u t c" → "utc"; a question
-mark between two questions is a comma), else ``None`` and the model router
+mark between two questions is a comma; regional words are the common ones, :mod:`.prematch_regional`;
+a correction mid-sentence, "eight minutes, actually make it twelve", is the request it makes,
+:mod:`.prematch_correction`), else ``None`` and the model router
 (or the cloud model) decides. The phrasings live with their tools:
 :mod:`.prematch_clock` (time, dates), :mod:`.prematch_numbers` (arithmetic,
 conversions), :mod:`.prematch_timers` (setting timers, alarms, reminders),
@@ -29,8 +31,10 @@ from collections.abc import Callable
 from genx.assistant.intents import Intent
 from genx.assistant.prematch_backref import match_back_reference
 from genx.assistant.prematch_clock import match_date, match_time
+from genx.assistant.prematch_correction import corrected
 from genx.assistant.prematch_manage import match_cancel, match_list
 from genx.assistant.prematch_numbers import match_calc, match_convert
+from genx.assistant.prematch_regional import standard_words
 from genx.assistant.prematch_timers import match_alarm, match_reminder, match_timer
 
 __all__ = ["clean_utterance", "prematch", "warm_prematch"]
@@ -46,7 +50,7 @@ _LEAD = re.compile(
     r"(?:if|whether) you (?:could|can|would|might)(?: please)?(?: tell me| let me know| check)?(?! (?:if|whether)\b) |"
     r"i'd love to know |i'm curious[ ,]+|"
     r"tell me (?!(?:if|whether)\b)|do you know |quick question[ ,]*|just |would you mind |do you mind |"
-    r"be a dear and |go ahead and |i'd like you to |"
+    r"be a dear and |go ahead and |i'd like you to |do one thing[ ,]+|(?:(?:do )?you |i )?reckon you (?:could|can|'d be able to) |"
     r"i want you to |i need you to |(?:do you )?mind telling me |any idea |got any idea |do you happen to know |"
     r"i need to (?=convert|calculate|work out|know|figure)|i want to (?=convert|calculate|work out|know|figure)|"
     r"i'd like to (?=convert|calculate|work out|know|figure)|you can (?:go ahead and )?(?=cancel|stop|delete|set|turn off)|"
@@ -111,6 +115,7 @@ def clean_utterance(text: str) -> str:
     t = _SPELT.sub(_spelt, t)
     t = _BARE_CONTRACTION.sub(_apostrophe, t)
     t = _MIND_GERUND.sub(lambda m: m[1] + _BASE[m[2].lower()], t)
+    t = standard_words(t)
     for _ in range(3):
         t = _TAIL.sub("", _LEAD.sub("", t)).strip(" ?!.,")
         if not _REMINDING.search(t):
@@ -138,6 +143,8 @@ def prematch(text: str) -> Intent | None:
     t = clean_utterance(text)
     if not t or len(t) > 200:
         return None
+    if (fixed := corrected(t)) is not None:  # "… eight minutes, actually make it twelve": the request is the rewrite
+        t = fixed
     return _match(t) or _after_scene(t) or match_back_reference(t, _match) or _before_reason(t)
 
 

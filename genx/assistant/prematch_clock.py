@@ -11,7 +11,7 @@ clause telling when something happened ("I was born on 9 May 1985, what day was 
 about the past asks about the last date of that name ("how long since 6 January" → "last 6 January",
 "how many days since Easter" → "last Easter"); a range may be said first ("we're away from 2 May to
 the 9th, how many days is that": the end takes the start's month); "that", "then" are no date (the
-back-reference, :mod:`.prematch_backref`, resolves them).
+back-reference, :mod:`.prematch_backref`, resolves them); "a week on Friday" is a week from Friday.
 """
 
 from __future__ import annotations
@@ -232,7 +232,8 @@ def _is_date(text: str) -> bool:
 
 _PERSONAL = _rx(r"(?:my|our|his|her|their|your) ")
 _POSSESSIVE = _rx(r"(?P<day>.+?)(?:'s|s') date")
-_OFFSET = _rx(r"(?P<offset>.+?) (?P<way>from|after|before) (?P<date>.+)")
+#: "2 weeks from Friday"; "a fortnight on Friday", "a week on Tuesday" (British) are that long after the day too.
+_OFFSET = _rx(r"(?P<offset>.+?) (?P<way>from|after|before|on) (?P<date>.+)")
 _EVENT = _rx(r"(?:my|our|his|her|their|the) [a-z' ]+?(?:,| (?:on|is on|which is on|falls on|is),?) (?P<date>.+)")
 #: A clause telling when something happened: "I was born on the 9th of May 1985", "we got married on 5 June 2010".
 _HAPPENED = _rx(r"(?:i|we|he|she|they|(?:my|our|his|her|their) [a-z]+)(?: [a-z']+){1,4}? (?:on|in) (?P<date>.+)")

@@ -8,7 +8,7 @@ operator), and a conversion's two units must be known to pint and convertible
 conversions); money between two currencies is claimed too, and the tool says
 it has no exchange rates offline. Spoken numbers are read first ("seventeen times twenty three"),
 fractions are values ("a quarter cup", "one and a half pounds"), and an amount in two units is
-said in the first ("6 feet 2 inches" → 6.1667 feet, "11 stone 4" → 11.2857 stone). Sums told as a story
+said in the first ("6 feet 2 inches" → 6.1667 feet, "11 stone 4" → 11.2857 stone); a race's "10k" is 10 km. Sums told as a story
 (prices, rates, having and giving: :mod:`.prematch_word_problems`) are rewritten first; an amount said in
 a clause may be converted by a question pointing back at it ("… 180 degrees celsius, what's that in fahrenheit"). The
 statement word order after "tell me" is the question's too ("what 10 stone is in kilograms").
@@ -242,10 +242,15 @@ _SUBSTANCE = _rx(r"(?<=[a-z]) of (?:the |my )?[a-z]+(?: [a-z]+)?$")
 _OVEN = _rx(r"\b([1-9]) ([2-9]\d)(?= (?:degrees|fahrenheit|celsius|centigrade)\b)")
 
 
+#: A distance said as races are, "my run was 10k", "convert 5k to miles": kilometres (only where the amount ends, so "10k yen" is not).
+_RACE = _rx(r"\b(\d+(?:\.\d+)?) ?k\b(?=,|$| (?:to|in|into|as)\b)")
+
+
 def match_convert(t: str) -> Intent | None:
     low = words_to_numbers(t.lower()).replace("°", " degrees ").replace("  ", " ")
     low = re.sub(r"\b(\d+(?:\.\d+)?)-(?=[a-z])", r"\1 ", low)
     low = _OVEN.sub(r"\1\2", low)
+    low = _RACE.sub(r"\1 km", low)
     low = _one_unit(re.sub(r"(?:^|(?<= ))(?:minus|negative) (?=\d)", "-", low))
     for rx in _CONVERT:
         m = rx.fullmatch(low.strip())

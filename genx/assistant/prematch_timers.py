@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable
 
 from genx.assistant.intents import Intent
+from genx.assistant.prematch_correction import starts_with_correction
 from genx.assistant.slot_reads import read_match, reads
 from genx.toolbox.numwords import words_to_numbers
 from genx.toolbox.reminders.repeat import has_repeat_words, split_repeat
@@ -87,7 +88,8 @@ def _split_named(rest: str, ok: Callable[[str], bool], *, bare_label: bool = Fal
     parts = re.split(r"[?.!;,] +", rest, maxsplit=1)  # "for the eggs? 7 minutes", "for the steak, 4 minutes": a name, a value
     if len(parts) == 2:
         for value, label in (parts, parts[::-1]):
-            if ok(value) and len(label.split()) <= 4 and not ok(label):
+            named = len(label.split()) <= 4 and not ok(label) and not starts_with_correction(label)  # "actually 2 timers": no name
+            if ok(value) and named:
                 return value, _label(re.sub(rf"^{_NAMED} ", "", label.strip(" ,"), flags=re.IGNORECASE))
     return None
 
@@ -174,7 +176,10 @@ _WAKE = [
         r"(?P<time>.+?),? (?:so )?(?:(?:please|can you|could you) )?(?:set|make|put|give me) (?:an |my |the |me an )?alarm"
     ),
     _rx(r"(?:wake|get) me(?: up)?(?: at| by| for)? (?P<time>.+)"),
-    _rx(r"(?:i (?:need|want|have|got) to )?(?:wake|get) up (?:at|by) (?P<time>.+)"),
+    _rx(
+        r"(?:(?:i (?:need|want|have|got) to|i must|i've got to|i gotta) (?:wake up|get up|be up|be awake)|(?:wake|get) up) "
+        r"(?:at|by) (?P<time>.+)"
+    ),
     _rx(r"(?:i need a |give me a )?wake ?up call (?:at |for )?(?P<time>.+)"),
     _rx(rf"(?:{_SET})?(?:a |an |my |the )?wake[ -]?up alarm (?:for |at )?(?P<time>.+)"),
     _rx(r"make sure (?:i'm|i am|i get|i'm awake|i wake|i'm out of bed) (?:up )?(?:at|by) (?P<time>.+)"),
@@ -229,7 +234,7 @@ def _match_alarm(t: str) -> Intent | None:
             return Intent("set_alarm", _args("time", _time(rest), label))
     if m := read_match([_ALARM_BEFORE], n, "time"):
         return Intent("set_alarm", _args("time", _time(m["time"]), _label(m["label"] or "")))
-    if m := read_match(_WAKE, n, "time"):
+    if m := read_match(_WAKE, n, "time", lambda time: reads("time", _morning(_time(time)))):  # "half 5 tomorrow": 5:30 am
         return Intent("set_alarm", {"time": _morning(_time(m["time"]))})
     return None
 

@@ -9,7 +9,8 @@ count ("if pizzas cost 14.50 each and we order 3, how much is that"), a rate and
 count of its unit ("if I earn 20 an hour and work 8 hours, how much do I make"),
 having some and giving or getting some ("I have 20 apples and give away 7, how many
 do I have left"), a rate over a stretch of time ("if I save 35 a week, how much will I have after 52 weeks")
-and a total shared ("we won 900 and there are 4 of us, how much does each of us get"). What is left must
+and a total shared ("we won 900 and there are 4 of us, how much does each of us get"; "dinner was 60 and
+there's 3 of us, how much each"). What is left must
 still evaluate before the pre-match claims it.
 """
 
@@ -33,6 +34,12 @@ _HOW_MUCH = (
 )
 _WHO = r"(?:i|we|you|they|she|he)"
 _THINGS = r"[a-z]+(?: [a-z]+)?"  # what is counted: "pizzas", "cinema tickets"
+#: The question of a shared total: "how much does each of us get", "how much each", "what's that per person".
+_EACH_SHARE = (
+    r"(?:how much (?:does|do|will|would|should|can) (?:each|everyone|every person|each one)(?: person| one)?(?: of (?:us|them))? "
+    r"(?:get|have|take home|receive|take|pay|owe|put in)|(?:how much|what)(?:'s| is)?(?: (?:that|it))? "
+    r"(?:each|per (?:person|head)|a head|apiece)(?: then)?)"
+)
 _HAVE = rf"^(?:if )?{_WHO} (?:have|had|has|got) (\d+) {_THINGS},? and (?:{_WHO} )?"
 
 WORD_PROBLEMS: list[tuple[re.Pattern[str], str]] = [
@@ -58,11 +65,12 @@ WORD_PROBLEMS: list[tuple[re.Pattern[str], str]] = [
          rf"owe|have saved|have spent|have earned|have paid)(?: in total| altogether)? (?:after|in|over|for|within) (\d+) \2s?"
          r"(?: in total| altogether)?$"),
      r"\1 * \3"),
-    # a total and how many share it: "we won 900 in the raffle and there are 4 of us, how much does each of us get"
-    (_rx(rf"^(?:if )?{_WHO} (?:won|win|got|get|have|had|earned|made|raised|found|inherited|collected|received)(?: [a-z]+)? {_NUM}"
-         rf"(?: [a-z]+){{0,4}}?,? (?:and|but|so) (?:there (?:are|were|is|'re) |{_WHO} (?:are|were|'re) )(\d+)"
-         rf"(?: of (?:us|them)| people| friends)?,? how much (?:does|do|will|would|should|can) (?:each|everyone|every person|each one)"
-         rf"(?: person| one)?(?: of (?:us|them))? (?:get|have|take home|receive|take)$"),
+    # a total and how many share it: "we won 900 in the raffle and there are 4 of us, how much does each of us get",
+    # "the bill came to 120 and there's 5 of us, how much each"
+    (_rx(rf"^(?:if )?(?:{_WHO} (?:won|win|got|get|have|had|earned|made|raised|found|inherited|collected|received)(?: [a-z]+)?|"
+         rf"(?:the |our |my )?[a-z]+(?: [a-z]+)? (?:came to|comes to|come to|was|is|cost|costs|totalled|totaled|added up to|"
+         rf"adds up to)) {_NUM}(?: [a-z]+){{0,4}}?,? (?:and|but|so) (?:there(?: are| were| is|'re|'s) |{_WHO}(?: are| were|'re) )(\d+)"
+         rf"(?: of (?:us|them)| people| friends)?,? {_EACH_SHARE}$"),
      r"\1 / \2"),
     # having some and giving or getting some: "if I have 20 apples and give away 7, how many do I have left"
     (_rx(rf"{_HAVE}(?:give|gave|lose|lost|eat|ate|use|used|sell|sold|spend|spent|break|broke)(?: away)? (\d+)(?: of them)?,? "

@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).parents[2]))
 
 from bench.tool_slots import slots_ok
 from genx.assistant import prematch
+from genx.assistant.prematch_correction import corrected
 
 TIME = [
     ("is it still night in Auckland", {"place": "Auckland"}),
@@ -487,3 +488,30 @@ def test_cancelling_names_which_timer_alarm_or_reminder(text: str, which: str) -
 @pytest.mark.parametrize("text", NONE)
 def test_questions_that_only_mention_numbers_or_tool_words_are_no_tool_request(text: str) -> None:
     assert prematch(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "rewritten"),
+    [
+        ("set a timer for 8 minutes, actually make it 12", "set a timer for 12 minutes"),
+        ("set an alarm for 7, sorry, 7 30 am", "set an alarm for 7 30 am"),
+        ("remind me at 5 pm to feed the 2 cats, or rather 6", "remind me at 6 pm to feed the 2 cats"),
+        ("cancel the bath timer, no wait, the oven one", "cancel the oven timer"),
+    ],
+)
+def test_a_correction_replaces_the_amount_or_item_of_its_kind(text: str, rewritten: str) -> None:
+    assert corrected(text) == rewritten
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "set a timer for 5 minutes, actually two timers",
+        "set a timer for 8 minutes, sorry, 9 am",
+        "remind me to call the vet, sorry, at 3 pm",  # no moment before it to replace
+        "remind me at 6 pm to say sorry, I mean it",
+        "what's the weather, actually",
+    ],
+)
+def test_words_after_a_marker_that_replace_nothing_are_no_correction(text: str) -> None:
+    assert corrected(text) is None

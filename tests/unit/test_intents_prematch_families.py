@@ -384,3 +384,56 @@ def test_a_past_question_takes_the_last_date_and_a_range_said_first_or_a_length_
 )
 def test_a_rate_over_a_stretch_of_time_and_a_total_shared_among_a_count_are_sums(text: str, value: float) -> None:
     _check(text, "calculate", {"expression": value})
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("what's the date a week on Tuesday", {"date": "10 March 2026"}),
+        ("which day is two weeks on Monday", {"date": "23 March 2026"}),
+        ("when is three weeks on Sunday", {"date": "29 March 2026"}),
+    ],
+)
+def test_a_length_on_a_weekday_is_that_long_after_the_day(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "date_info", slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("convert 5k to miles", {"value": 5, "from_unit": "km", "to_unit": "mile"}),
+        ("how many miles is 21.1k", {"value": 21.1, "from_unit": "km", "to_unit": "mile"}),
+        ("I ran 5k this morning, how many miles is that", {"value": 5, "from_unit": "km", "to_unit": "mile"}),
+    ],
+)
+def test_a_distance_said_as_a_race_is_kilometres(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "convert_units", slots)
+
+
+def test_thousands_said_with_a_k_before_another_word_are_no_kilometres() -> None:
+    assert prematch("convert 10k yen to dollars") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("the bill came to 120 dollars and there's 5 of us, how much each", 24),
+        ("lunch was 45 and there are three of us, how much is that per person", 15),
+        ("the taxi cost 36 and we're 4, what's that each", 9),
+    ],
+)
+def test_a_bill_and_how_many_share_it_is_a_division(text: str, value: float) -> None:
+    _check(text, "calculate", {"expression": value})
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "slots"),
+    [
+        ("do one thing, what's 15 percent of 80", "calculate", {"expression": 12}),
+        ("do one thing, convert 3 miles to km", "convert_units", {"value": 3, "from_unit": "mile", "to_unit": "km"}),
+        ("reckon you could tell me the time in Perth", "current_time", {"place": "Perth"}),
+        ("I reckon you can work out 19 times 3", "calculate", {"expression": 57}),
+    ],
+)
+def test_regional_leads_before_a_question_are_politeness(text: str, tool: str, slots: dict[str, Any]) -> None:
+    _check(text, tool, slots)

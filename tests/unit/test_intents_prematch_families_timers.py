@@ -336,3 +336,69 @@ def test_a_reason_after_the_length_a_bare_timer_command_after_it_and_again_in_a_
     text: str, tool: str, slots: dict[str, Any]
 ) -> None:
     _check(text, tool, slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "slots"),
+    [
+        ("start a timer for ten minutes, sorry, fifteen", "set_timer", {"duration": "15 minutes"}),
+        ("timer for 3 minutes, no wait, make it 4", "set_timer", {"duration": "4 minutes"}),
+        ("set a timer for twenty minutes, make that twenty five", "set_timer", {"duration": "25 minutes"}),
+        ("set a timer for 2 minutes, I mean 90 seconds", "set_timer", {"duration": "90 seconds"}),
+        ("wake me up at six, actually six fifteen", "set_alarm", {"time": "6:15 am"}),
+        ("set an alarm for 9 pm, I mean 9:30 pm", "set_alarm", {"time": "9:30 pm"}),
+        ("remind me to water the plants at 4 pm, no, 5 pm", "set_reminder", {"text": "water the plants", "when": "5 pm"}),
+        ("remind me at 5 pm to pick up the 2 boys, sorry, 6 pm", "set_reminder", {"text": "pick up the 2 boys", "when": "6 pm"}),
+        ("delete the pizza timer, actually, the bread one", "cancel_timer", {"which": "bread"}),
+        ("stop my morning alarm, no wait, the gym one", "cancel_timer", {"which": "gym"}),
+    ],
+)
+def test_a_correction_mid_sentence_keeps_the_value_said_after_it(text: str, tool: str, slots: dict[str, Any]) -> None:
+    _check(text, tool, slots)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "set a timer for 5 minutes, actually two timers",  # more timers, not a new length
+        "set a timer for 8 minutes, sorry, 9 am",  # a moment replaces no length
+        "remind me to buy 2 lemons, actually 3",  # the count corrected, and no moment is left
+    ],
+)
+def test_words_after_a_correction_that_replace_nothing_are_no_name_and_no_moment(text: str) -> None:
+    assert prematch(text) is None
+
+
+def test_a_timer_name_starting_with_no_or_wait_is_still_a_name() -> None:
+    _check("set a timer for 10 minutes, no onions", "set_timer", {"duration": "10 minutes", "label": "no onions"})
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("remind me to tell Priya I actually loved the cake at 7 pm", {"text": "tell Priya I actually loved the cake", "when": "7 pm"}),
+        ("remind me at 6 pm to say sorry, I mean it", {"text": "say sorry, I mean it", "when": "6 pm"}),
+        ("remind me tomorrow at 9 to ask if it's actually 3 days", {"text": "ask if it's actually 3 days", "when": "tomorrow at 9"}),
+    ],
+)
+def test_a_reminder_whose_text_says_actually_or_sorry_keeps_its_words(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "set_reminder", slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "slots"),
+    [
+        ("do one thing, set a timer for 6 minutes", "set_timer", {"duration": "6 minutes"}),
+        ("do one thing and wake me at 6", "set_alarm", {"time": "6 am"}),
+        ("reckon you can remind me to ring Gaz at 4 pm", "set_reminder", {"text": "ring Gaz", "when": "4 pm"}),
+        ("do you reckon you could wake me up at 7", "set_alarm", {"time": "7 am"}),
+        ("remind me to pick up the ute tomorrow arvo", "set_reminder", {"text": "pick up the ute", "when": "tomorrow afternoon"}),
+        ("set an alarm for 3 this arvo", "set_alarm", {"time": "3 pm"}),
+        ("remind me to send the invoice tonight itself", "set_reminder", {"text": "send the invoice", "when": "tonight"}),
+        ("set an alarm for 6 am tomorrow itself", "set_alarm", {"time": "tomorrow 6 am"}),
+        ("I must be awake by half six on Saturday", "set_alarm", {"time": "Saturday 6:30 am"}),
+        ("I've got to be up at quarter past five", "set_alarm", {"time": "5:15 am"}),
+    ],
+)
+def test_regional_leads_and_words_read_as_the_common_ones(text: str, tool: str, slots: dict[str, Any]) -> None:
+    _check(text, tool, slots)

@@ -1,0 +1,88 @@
+"""A correction said mid-sentence: the value after "actually / sorry / no wait / I mean / make it" replaces the one before.
+
+:func:`corrected` rewrites the cleaned utterance as the request meant, or
+returns ``None`` when it holds no correction it can place. A correction is a
+pause (a comma), a marker, then a *replacement of a kind the request already
+holds*: an amount ("… for eight minutes, actually make it twelve" → "… for 12
+minutes"; "… for seven, sorry, seven thirty am" → "… for 7 30 am": a
+replacement with its own unit or am/pm replaces the whole amount, a bare number
+only the number) or an item named by its kind ("cancel the tea timer, no wait,
+the egg one" → "cancel the egg timer"). Anything else after a marker is not a
+correction ("… 5 minutes, actually two timers", a reminder's "actually, …"):
+the caller matches the words as said, and :func:`starts_with_correction` tells
+the timer parsers such words are no name. A placed correction is the request: when the rewrite matches no tool
+("remind me to buy 2 lemons, actually 3" → "… buy 3 lemons", no moment), the words as said are not matched either.
+"""
+
+from __future__ import annotations
+
+import re
+
+from genx.toolbox.numwords import words_to_numbers
+
+__all__ = ["corrected", "starts_with_correction"]
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+_MARK = r"(?:actually|sorry|no wait|wait|no|nope|i mean|i meant|or rather|rather|scratch that|correction|oops|my bad|my mistake)"
+_MAKE_IT = r"(?:make (?:it|that)|change (?:it|that) to|let's (?:say|make it)|(?:it|that) should be)"
+#: The last pause then a marker (or "make it" alone): what follows is the replacement.
+_CORRECTION = _rx(rf"(?P<head>.+), (?:(?:{_MARK})(?:[ ,]+{_MARK})*[ ,]+(?:{_MAKE_IT} )?|{_MAKE_IT} )(?P<repl>.+)")
+_TRAILING_MARK = _rx(rf"(?:,? {_MARK})+$")
+#: A name may start with a plain word that can be a marker ("no onions", "wait for the kettle"), not with a sure one.
+_SURE = r"(?:actually|sorry|no wait|i mean|i meant|or rather|scratch that|correction)"
+_STARTS = _rx(rf"(?:{_SURE}|{_MAKE_IT})\b|{_MARK},")
+#: Words that belong to an amount, by what it measures: a moment, a length of time, the rest.
+_CLOCK = r"(?:am|pm|a\.m\.|p\.m\.|o'?clock)"
+_SPAN = r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)"
+_UNIT = rf"(?:{_CLOCK}|{_SPAN}|degrees|percent)"
+_AMOUNT = rf"(?P<num>\d+(?:[:.]\d+)?(?: (?:[0-5]\d|oh \d))?)(?P<unit>(?: {_UNIT})*)"
+_REPL_AMOUNT = _rx(rf"(?:to |for |at )?{_AMOUNT}")
+_ANY_AMOUNT = _rx(rf"\b{_AMOUNT}\b")
+_KIND = r"(?:timer|alarm|reminder|countdown)"
+#: "the egg one", "my egg timer": an item of the kind the request names.
+_REPL_ITEM = _rx(rf"(?:the|my|that) (?P<name>[a-z]+(?: [a-z]+)?) (?:one|1|{_KIND})")
+_LAST_ITEM = _rx(rf"\b(?:the|my|that|an?) (?:[a-z0-9']+ ){{1,3}}?(?P<kind>{_KIND})\b(?!.*\b{_KIND}\b)")
+
+
+def starts_with_correction(text: str) -> bool:
+    """Whether ``text`` begins with a correction marker ("actually two timers"): such words name nothing."""
+    return bool(_STARTS.match(text.strip(" ,")))
+
+
+def _kind(unit: str) -> str:
+    """What an amount's unit measures: "clock", "span", "other", or "" for a bare number."""
+    for kind, rx in (("clock", _CLOCK), ("span", _SPAN)):
+        if re.search(rf"\b{rx}", unit, re.IGNORECASE):
+            return kind
+    return "other" if unit.strip() else ""
+
+
+def _replaced(amounts: list[re.Match[str]], new: re.Match[str]) -> re.Match[str] | None:
+    """The amount a replacement replaces. With a unit: the last of its kind, else the last bare one ("7 30 am" after
+    "for 7"), else none ("9 am" replaces no "8 minutes"). Bare: the last with a unit ("12" after "8 minutes", not the
+    "2" of "call the 2 kids at 5 pm"), else the last."""
+    want, last_first = _kind(new["unit"]), amounts[::-1]
+    if want:
+        ranked = [a for a in last_first if _kind(a["unit"]) == want] + [a for a in last_first if not _kind(a["unit"])]
+    else:
+        ranked = [a for a in last_first if _kind(a["unit"])] + last_first
+    return ranked[0] if ranked else None
+
+
+def corrected(t: str) -> str | None:
+    """``t`` with its mid-sentence correction applied (module docstring), or ``None``."""
+    m = _CORRECTION.fullmatch(t)
+    if m is None:
+        return None
+    head = words_to_numbers(_TRAILING_MARK.sub("", m["head"]))  # "3 minutes, no wait, make it 4": "no wait" is no head
+    repl = words_to_numbers(m["repl"].strip(" ,"))
+    if (new := _REPL_AMOUNT.fullmatch(repl)) and (old := _replaced(list(_ANY_AMOUNT.finditer(head)), new)):
+        value = new["num"] + (new["unit"] or old["unit"])
+        return f"{head[: old.start()]}{value}{head[old.end() :]}"
+    if (item := _REPL_ITEM.fullmatch(repl)) and (old_item := _LAST_ITEM.search(head)):
+        return f"{head[: old_item.start()]}the {item['name']} {old_item['kind']}{head[old_item.end() :]}"
+    return None

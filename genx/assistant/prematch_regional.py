@@ -1,0 +1,28 @@
+"""Regional words the pre-match reads as the common ones: a small table of rewrites, applied to the cleaned utterance.
+
+Each entry is one word or idiom of one English ("arvo", Australian; "today itself", Indian) and the words every
+matcher already knows (British "a week on Friday" is a date's offset: :mod:`.prematch_clock`; the leads "do one
+thing, …", "reckon you could …" are politeness: :mod:`.prematch`). Only whole words are rewritten, case-insensitively; a
+reminder's text keeps its own words ("put the sunnies in the car this arvo" → "… this afternoon").
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["standard_words"]
+
+_TABLE: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), repl)
+    for pattern, repl in (
+        (r"\barvo\b", "afternoon"),  # Australian: "this arvo", "Sunday arvo"
+        (r"\b(today|tomorrow|tonight|now|this (?:morning|afternoon|evening)) itself\b", r"\1"),  # Indian: emphatic "itself"
+    )
+)
+
+
+def standard_words(text: str) -> str:
+    """``text`` with the table's regional words rewritten (module docstring)."""
+    for rx, repl in _TABLE:
+        text = rx.sub(repl, text)
+    return text
