@@ -8,9 +8,9 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     multiprocessing.freeze_support()  # PyInstaller: child processes must not rerun the app
-    from app.memory_policy import limit_arenas
+    from app.memory_policy import apply_at_start
 
-    limit_arenas()  # before any thread: the models' threads share a few malloc arenas (app.memory_policy)
+    apply_at_start()  # before any model or thread: a few malloc arenas, no oneMKL buffer cache (app.memory_policy)
     from app.cli import run
 
     return run(sys.argv[1:] if argv is None else argv)

@@ -20,12 +20,12 @@ Where RSS goes (``bench/soak_probe.py``): per turn the anonymous RSS and glibc m
 grew after the warm-up, and with ``--trace`` tracemalloc's live allocations since the warm-up by source line.
 The bench's own state does not grow with the turns: the recordings keep the last two minutes, the events are
 counted and dropped after each turn. ``--no-trim`` runs without the app's memory policy (``app.memory_policy``),
-to compare.
+``--mkl-cache`` with oneMKL's buffer cache left on, to compare.
 
 Goals at 200 turns (about an hour): RSS growth ≤ 50 MB, no fd / thread / task growth, 0 lost turns.
 
 Usage: ``python bench/soak.py [--turns 20] [--bargein-every 4] [--warmup 2] [--trace] [--no-trim] [--arenas 4]
-[--max-minutes M] [--json]`` (``--max-minutes``: end early, summarised over the turns done, ``turns`` says how many).
+[--mkl-cache] [--max-minutes M] [--json]`` (``--max-minutes``: end early, summarised over the turns done, ``turns`` says how many).
 """
 
 from __future__ import annotations
@@ -97,6 +97,11 @@ def floor_growth(xs: list[int]) -> int:
     return min(xs[-k:]) - min(xs[:k])
 
 
+def thread_names() -> collections.Counter[str]:
+    """The running threads by name, digits dropped ("asyncio_3" and "asyncio_4" are one kind)."""
+    return collections.Counter("".join(ch for ch in t.name if not ch.isdigit()) for t in threading.enumerate())
+
+
 async def quiet_counts(readings: int = 5, every_s: float = 0.1) -> tuple[int, int, int]:
     """Open fds, threads and asyncio tasks, each the lowest of a few readings over half a second (a task or
     thread that only passes by, a worker ending, is not counted)."""
@@ -127,6 +132,7 @@ async def _soak(args: argparse.Namespace, server: PulseServer, work: Path) -> di
     samples: list[Sample] = []
     trace = HeapTrace() if args.trace else None
     warm_types: collections.Counter[str] | None = None
+    warm_threads: collections.Counter[str] = collections.Counter()
     done = loop_errors = 0
     error_notes: list[str] = []  # what each loop error said (the count alone does not tell a defect from a hiccup)
     ns = argparse.Namespace(eot_ms=500, turn_detection=args.turn_detection, no_aec=False, verbose=False)
@@ -165,6 +171,7 @@ async def _soak(args: argparse.Namespace, server: PulseServer, work: Path) -> di
             samples.append(s)
             if i + 1 == args.warmup:
                 warm_types = type_counts()
+                warm_threads = thread_names()
                 if trace is not None:
                     trace.start()
             if not args.json or args.verbose:
@@ -182,6 +189,7 @@ async def _soak(args: argparse.Namespace, server: PulseServer, work: Path) -> di
         store = bench.session.store
         stored = sum(len(store.load(cid)) for cid in _conversations(store))
         grown_types = top_growth(warm_types, type_counts()) if warm_types is not None else []
+        new_threads = sorted((thread_names() - warm_threads).elements())
         heap = trace.report() if trace is not None else []
     finally:
         await bench.session.close()
@@ -190,6 +198,7 @@ async def _soak(args: argparse.Namespace, server: PulseServer, work: Path) -> di
         "trim": not args.no_trim,
         "arenas": 0 if args.no_trim else getattr(args, "arenas", 0),
         "grown_types": grown_types,
+        "new_threads": new_threads,
         "heap_growth_by_line": heap,
         "samples": [asdict(s) for s in samples],
     }
@@ -258,6 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--trace", action="store_true", help="tracemalloc after the warm-up: the Python heap's growth by source line")
     p.add_argument("--no-trim", action="store_true", help="without the app's memory policy (malloc arenas, trim after each turn)")
     p.add_argument("--arenas", type=int, default=memory_policy.ARENA_MAX, help="malloc arenas (the app's cap; 0: glibc's default)")
+    p.add_argument("--mkl-cache", action="store_true", help="keep oneMKL's buffer cache on (the app turns it off)")
     p.add_argument("--max-minutes", type=float, default=0.0, help="stop after the turn that ends past this many minutes (0: none)")
     p.add_argument("--json", action="store_true", help="print one JSON line at the end")
     p.add_argument("--verbose", action="store_true", help="with --json, still print the per-turn lines")
@@ -265,8 +275,8 @@ def main(argv: list[str] | None = None) -> int:
     if not prepare():
         return 2
     t0 = time.monotonic()
-    if not args.no_trim and args.arenas > 0:
-        memory_policy.limit_arenas(args.arenas)  # as the app does at start, before the models' threads exist
+    if not args.no_trim:  # as the app does at start, before the models' threads exist
+        memory_policy.apply_at_start(args.arenas, mkl_cache=args.mkl_cache)
     res = asyncio.run(soak(args))
     res["wall_s"] = round(time.monotonic() - t0, 1)
     res.pop("samples")

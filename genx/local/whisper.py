@@ -110,7 +110,12 @@ def whisper_model(options: WhisperOptions) -> SharedModel[WhisperModel]:
     threads, workers, compute = options.threads(), max(1, options.num_workers), options.compute_type
 
     def load() -> WhisperModel:
+        import tqdm
         from faster_whisper import WhisperModel
+
+        # faster-whisper makes a (disabled) tqdm bar per 30 s transcription, and tqdm starts a monitor thread for
+        # the first bar that then lives as long as the process: no bar here is ever shown, so no monitor either
+        tqdm.tqdm.monitor_interval = 0
 
         from genx.local.joined import require_joined
 

@@ -76,3 +76,20 @@ async def test_a_finished_answer_trims_in_a_worker_thread_and_a_second_one_meanw
     trimmer.on_event(_done("t3"))
     await trimmer.settled()
     assert trimmer.trims == 2
+
+
+def test_the_policy_at_start_turns_onemkls_buffer_cache_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(memory_policy.MKL_FAST_MM_ENV, raising=False)
+    monkeypatch.setattr(memory_policy, "limit_arenas", lambda n=4: True)
+    memory_policy.apply_at_start()
+    assert memory_policy.os.environ[memory_policy.MKL_FAST_MM_ENV] == "1"
+
+
+def test_a_users_own_onemkl_setting_is_kept_and_the_bench_can_leave_the_cache_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(memory_policy, "limit_arenas", lambda n=4: True)
+    monkeypatch.setenv(memory_policy.MKL_FAST_MM_ENV, "0")
+    memory_policy.apply_at_start()
+    assert memory_policy.os.environ[memory_policy.MKL_FAST_MM_ENV] == "0"
+    monkeypatch.delenv(memory_policy.MKL_FAST_MM_ENV)
+    memory_policy.apply_at_start(mkl_cache=True)
+    assert memory_policy.MKL_FAST_MM_ENV not in memory_policy.os.environ
