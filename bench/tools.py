@@ -38,6 +38,8 @@ and with both). The ninth round tuned on it (its 11 pre-match failures fixed by 
 the unit tests: 94.1 / 91.5 -> 100 / 100 % with the pre-match and with both): it no longer measures unseen data.
 ``tools_heldout9.jsonl`` (156 utterances) was written blind, during the ninth round, by a writer who had not
 seen the router's code, tests or results: it measures that round.
+``tools_heldout10.jsonl`` (163 utterances) was written blind, during the tenth round, by a writer who had not seen
+the router's code, tests or results.
 """
 
 from __future__ import annotations
@@ -130,7 +132,7 @@ def time_ask(texts: list[str]) -> list[float]:
     return out
 
 
-SETS = ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8", "heldout9", "tuning")
+SETS = ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8", "heldout9", "heldout10", "tuning")
 
 
 def _table(results: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
