@@ -37,9 +37,12 @@ seen the router's code, tests or results: it measured that round (94.1 % intent 
 and with both). The ninth round tuned on it (its 11 pre-match failures fixed by general rules, each with new phrasings in
 the unit tests: 94.1 / 91.5 -> 100 / 100 % with the pre-match and with both): it no longer measures unseen data.
 ``tools_heldout9.jsonl`` (156 utterances) was written blind, during the ninth round, by a writer who had not
-seen the router's code, tests or results: it measures that round.
+seen the router's code, tests or results: it measured that round (82.7 % intent / 75.9 % slots with the pre-match,
+84.0 / 77.4 with both). The tenth round tuned on it (its 32 pre-match failures fixed by general rules, each with new
+phrasings in the unit tests: 82.7 / 75.9 -> 100 / 99.2 % with the pre-match; the one left, "cancel my half six alarm"
+labelled "6:30 am", contradicts the README, where only a wake-up is in the morning): it no longer measures unseen data.
 ``tools_heldout10.jsonl`` (163 utterances) was written blind, during the tenth round, by a writer who had not seen
-the router's code, tests or results.
+the router's code, tests or results: it measures that round.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 :func:`prematch` returns an :class:`~genx.assistant.intents.Intent` when the
 *whole* message is one of the phrasings (after dropping politeness: "could you
-please", "hey Parley,", "do one thing,", "reckon you could", trailing "please"; "would you mind setting …" is "set …";
+please", "hey Parley,", "do one thing,", "reckon you could", "be so kind as to", trailing "please", "thank you very much";
+a hesitation inside it, "what's, uh, 6 times 8"; "would you mind setting …" is "set …";
 "whats", "dont" are "what's", "don't"; letters said one by one are one word, "u t c" → "utc"; a question
 mark between two questions is a comma; regional words are the common ones, :mod:`.prematch_regional`;
 a correction mid-sentence, "eight minutes, actually make it twelve", is the request it makes,
@@ -18,8 +19,10 @@ are claimed only when the tool's parser reads their value (each module says
 which). Matching the whole message is what keeps questions that merely mention
 a tool's words ("who invented the alarm clock", "what time does the bakery
 open") with the model; a clause that only sets the scene may come first ("I'm
-putting the pizza in, set a timer for 12 minutes"; a clause about a thing, "the kids keep asking, how many
-sleeps until christmas", only before a request that says its own value). Microseconds to a few hundred a call (no model, no I/O) once
+putting the pizza in, set a timer for 12 minutes", "the rice is on so set a timer …"; a clause about a thing, "the kids keep
+asking, how many sleeps until christmas", only before a request that says its own value), thinking aloud may come before a
+command once it is settled ("what was it, oh yes, remind me …"), and a reason may follow ("…, the recipe's American").
+Microseconds to a few hundred a call (no model, no I/O) once
 :func:`warm_prematch` has loaded the unit registry and the place table (about a second, once).
 """
 
@@ -50,15 +53,18 @@ _LEAD = re.compile(
     r"(?:if|whether) you (?:could|can|would|might)(?: please)?(?: tell me| let me know| check)?(?! (?:if|whether)\b) |"
     r"i'd love to know |i'm curious[ ,]+|"
     r"tell me (?!(?:if|whether)\b)|do you know |quick question[ ,]*|just |would you mind |do you mind |"
-    r"be a dear and |go ahead and |i'd like you to |do one thing[ ,]+|(?:(?:do )?you |i )?reckon you (?:could|can|'d be able to) |"
-    r"i want you to |i need you to |(?:do you )?mind telling me |any idea |got any idea |do you happen to know |"
+    r"be a dear and |(?:please )?be so kind as to |"
+    r"go ahead and |i'd like you to |do one thing[ ,]+|(?:(?:do )?you |i )?reckon you (?:could|can|'d be able to) |"
+    r"i want you to |i need you to |(?:do you )?mind telling me |any idea |(?:have you )?got any idea |do you happen to know |"
     r"i need to (?=convert|calculate|work out|know|figure)|i want to (?=convert|calculate|work out|know|figure)|"
     r"i'd like to (?=convert|calculate|work out|know|figure)|you can (?:go ahead and )?(?=cancel|stop|delete|set|turn off)|"
     r"(?:(?:can|could) you )?help me (?=convert|calculate|work out|set|figure))*",
     re.IGNORECASE,
 )
 _TAIL = re.compile(
-    r"(?:[ ,]+(?:please|thanks|thank you|and thanks|and thank you|thanks a lot|cheers|for me|parley|ok|okay|if you can|if you could|"
+    r"(?:[ ,]+(?:please|thanks|thank you|"
+    r"thank you very much|thanks very much|thank you so much|thanks so much|many thanks|and thanks|and thank you|thanks a lot|"
+    r"cheers|for me|parley|ok|okay|if you can|if you could|"
     r"real quick|quickly|i wonder|do you know|"
     r"would you|could you|can you|mate|buddy|roughly|approximately|exactly|more or less|or so))+$",
     re.IGNORECASE,
@@ -88,6 +94,13 @@ _SPELT = re.compile(r"(?<![\w'])[a-z](?: [a-z](?![\w']))+", re.IGNORECASE)
 #: "again" at the end asks once more ("what time is it again"), except in a reminder, where it is what to do again.
 _AGAIN = re.compile(r"[ ,]+again$", re.IGNORECASE)
 _REMINDING = re.compile(r"\b(?:remind|reminder|forget|remember)", re.IGNORECASE)
+#: A hesitation inside the sentence is no word of it: "what's, uh, 6 times 8" (at the start it is a lead, :data:`_LEAD`).
+_HESITATION = re.compile(r",? \b(?:uh|uhh|um|umm|uhm|erm|er)\b,?(?= )", re.IGNORECASE)
+
+
+def _hesitation(m: re.Match[str]) -> str:
+    """A pause before the hesitation stays ("…holiday, um what day is it"); one around it is no pause ("what's, uh, 6 …")."""
+    return "," if m[0].startswith(",") and not m[0].endswith(",") else ""
 
 
 def _spelt(m: re.Match[str]) -> str:
@@ -115,7 +128,7 @@ def clean_utterance(text: str) -> str:
     t = _SPELT.sub(_spelt, t)
     t = _BARE_CONTRACTION.sub(_apostrophe, t)
     t = _MIND_GERUND.sub(lambda m: m[1] + _BASE[m[2].lower()], t)
-    t = standard_words(t)
+    t = standard_words(_HESITATION.sub(_hesitation, t))
     for _ in range(3):
         t = _TAIL.sub("", _LEAD.sub("", t)).strip(" ?!.,")
         if not _REMINDING.search(t):
@@ -145,7 +158,7 @@ def prematch(text: str) -> Intent | None:
         return None
     if (fixed := corrected(t)) is not None:  # "… eight minutes, actually make it twelve": the request is the rewrite
         t = fixed
-    return _match(t) or _after_scene(t) or match_back_reference(t, _match) or _before_reason(t)
+    return _match(t) or _after_scene(t) or _after_recall(t) or match_back_reference(t, _match) or _before_reason(t)
 
 
 def _match(t: str) -> Intent | None:
@@ -180,6 +193,10 @@ _TOPIC = re.compile(r"(?:the|my|our|his|her|their) [a-z]+ [a-z']+", re.IGNORECAS
 _COMMAND = re.compile(r"(?:set|start|put|give me|make|remind|wake|cancel|stop|delete|remove|turn off)\b", re.IGNORECASE)
 
 
+#: Where a scene ends: a pause, or "so" ("the pasta's just gone in so set a timer for 11 minutes").
+_SCENE_END = re.compile(r", | so (?=\S)", re.IGNORECASE)
+
+
 def _after_scene(t: str) -> Intent | None:
     """A whole request after a clause that sets the scene: "I'm putting the pizza in, set a timer for 12 minutes".
 
@@ -187,7 +204,7 @@ def _after_scene(t: str) -> Intent | None:
     subject, thing, topic = bool(_SCENE.match(t)), bool(_THING_SCENE.match(t)), bool(_TOPIC.match(t))
     if not (subject or thing or topic):
         return None
-    for comma in re.finditer(r", ", t):
+    for comma in _SCENE_END.finditer(t):
         rest = clean_utterance(t[comma.end() :])  # "…, um what day is it", "…, so remind me …"
         if not _REQUEST.match(rest) or _BACK_REFERENCE.search(rest):
             continue
@@ -196,8 +213,27 @@ def _after_scene(t: str) -> Intent | None:
     return None
 
 
-#: A reason said after the request: "when's easter this year, I need to book the time off" (not "you know, …").
-_REASON = re.compile(r"(?:i|i'm|i've|i'll|i'd|we|we're|we've|we'll|because|cause|so i|so we)\b", re.IGNORECASE)
+#: Thinking aloud settled ("…, oh yes, …", "…, yeah …"): the command after it is the request, whatever came before.
+_RECALL = re.compile(r", (?:oh |ah )?(?:yes|yeah|yep|that's it|got it)\b[ ,]*", re.IGNORECASE)
+
+
+def _after_recall(t: str) -> Intent | None:
+    """A command after thinking aloud: "hmm what was it, oh yes, remind me to …", "…, twelve minutes I think, yeah set a timer …".
+
+    Only a command ("set", "remind", "cancel" …): "what was it, oh yes, what's the date" asks a question of its own."""
+    ends = list(_RECALL.finditer(t))
+    if not ends:
+        return None
+    rest = clean_utterance(t[ends[-1].end() :])
+    return _match(rest) if _COMMAND.match(rest) else None
+
+
+#: A reason said after the request: "when's easter this year, I need to book the time off" (not "you know, …"),
+#: or a clause about a thing ("…, the recipe's American").
+_REASON = re.compile(
+    r"(?:i|i'm|i've|i'll|i'd|we|we're|we've|we'll|because|cause|so i|so we|(?:the|my|our) [a-z]+(?:'s| is| are))\b",
+    re.IGNORECASE,
+)
 
 
 def _before_reason(t: str) -> Intent | None:
@@ -205,7 +241,7 @@ def _before_reason(t: str) -> Intent | None:
 
     Not a statement ("I don't need a reminder, I'll remember it myself" cancels nothing)."""
     for comma in re.finditer(r", ", t):
-        head = t[: comma.start()]
+        head = clean_utterance(t[: comma.start()])  # "… in Auckland please, I want to ring my aunt"
         if _REQUEST.match(head) and _REASON.match(t[comma.end() :]) and (intent := _match(head)) is not None:
             return intent
     return None

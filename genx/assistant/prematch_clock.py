@@ -11,7 +11,8 @@ clause telling when something happened ("I was born on 9 May 1985, what day was 
 about the past asks about the last date of that name ("how long since 6 January" → "last 6 January",
 "how many days since Easter" → "last Easter"); a range may be said first ("we're away from 2 May to
 the 9th, how many days is that": the end takes the start's month); "that", "then" are no date (the
-back-reference, :mod:`.prematch_backref`, resolves them); "a week on Friday" is a week from Friday.
+back-reference, :mod:`.prematch_backref`, resolves them); "a week on Friday" is a week from Friday; a personal day
+may be dated after the question ("what day is my birthday next year, it's the 9th of November").
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ _PLACE = r"(?P<place>[^?]+?)"
 _TIME = [
     _rx(
         r"(?:what(?:'s| is)? |whats )?(?:the )?(?:current |local |exact |present |actual |correct )?(?:time|hour)"
-        r"(?: is it| it is| is it now| now| is it there| there| like| do they have| have they got| would it be| will it be)?"
+        r"(?: is it|'s it| it is| is it now| now| is it there| there| like| do they have| have they got| would it be| will it be)?"
         + _NOW
         + rf"(?:,? {_IN} {_PLACE})?"
         + _NOW
@@ -42,18 +43,21 @@ _TIME = [
     _rx(rf"what time (?:do they have|have they got|is it showing|is it over there) {_IN} {_PLACE}{_NOW}"),
     _rx(rf"(?:(?:what's|what is|whats) )?(?:the )?(?:current |local )?(?:time|clock) (?:in|at) {_PLACE} (?:right )?now"),
     _rx(rf"(?:give me|check|get|say|read|let me know|show me|tell us)(?: me)? (?:the )?(?:current |local )?time(?: {_IN} {_PLACE})?{_NOW}"),
-    _rx(r"(?:do you have|have you got|got|you got) (?:the )?time|what time (?:have you got|do you have)"),
+    _rx(r"(?:do you have|have you got|have you|got|you got) (?:the )?time|what time (?:have you got|do you have)"),
     _rx(r"time check|check the time|clock check"),
     _rx(rf"how late is it(?: {_IN} {_PLACE})?{_NOW}"),
     _rx(r"what o'?clock is it"),
     _rx(rf"(?:in {_PLACE}[, ]+)what time is it{_NOW}"),
     _rx(rf"{_PLACE} (?:local )?time{_NOW}"),
 ]
+#: An hour a yes/no question compares the clock with: "after five", "past 10 pm", "before 9 o'clock".
+_HOUR = r"(?:after|past|gone|before) (?:[a-z]+|\d{1,2}(?::\d\d)?)(?: o'clock| ?[ap]\.?m\.?)?"
 #: Loose phrasings: claimed only for a place with a known zone ("is it morning in Seoul"; "is it night in Narnia" is not).
 _TIME_OF_PLACE = [
     _rx(
-        rf"is it (?:still |already |too |very )?(?:morning|afternoon|evening|night|night ?time|day ?time|late|early) (?:yet )?"
-        rf"{_IN} {_PLACE}{_NOW}"
+        rf"is it (?:still |already |too |very |nearly |almost )?(?:morning|afternoon|evening|night|night ?time|day ?time|late|early|"
+        rf"(?:the )?middle of the (?:night|day)|midnight|midday|noon|lunch ?time|bedtime|dinner ?time|{_HOUR}) (?:yet )?"
+        rf"{_IN} {_PLACE}{_NOW}(?: yet)?"
     ),
     # the place in a clause around the question: "I'm calling my sister in Melbourne, what time is it there",
     # "what time is it where my brother lives, in Denver"
@@ -88,7 +92,7 @@ def _is_place(text: str) -> bool:
     return reads("place", text)
 
 
-_CLAUSE = re.compile(r"(?:i|i'm|im|we|we're|because|cause|so|since|as|and|my|our|where|for)\b", re.IGNORECASE)
+_CLAUSE = re.compile(r"(?:i|i'm|im|we|we're|because|cause|so|since|as|and|my|our|where|for|please)\b", re.IGNORECASE)
 
 
 def _place_before_clause(place: str) -> str:
@@ -277,7 +281,28 @@ def _in_the_past(day: str) -> str:
     return f"last {bare}" if not _NO_LAST.search(bare) and _is_date(f"last {bare}") else day
 
 
+#: A question about a personal day, then its date: "what day will my birthday be next year, it's the 9th of November".
+_DATE_SAID_AFTER = _rx(r"(?P<head>.+?), (?:it's|it is|that's|that is|which is|it falls)(?: on)? (?P<date>[^,]+)")
+_PERSONAL_DAY = _rx(r"\b(?:my|our|his|her|their) [a-z']+(?: [a-z']+)?")
+
+
+def _date_said_after(t: str) -> Intent | None:
+    """The question with its personal day replaced by the date said after it (shortest name first: "my birthday")."""
+    if not (m := _DATE_SAID_AFTER.fullmatch(t)) or not _is_date(m["date"]):
+        return None
+    for day in _PERSONAL_DAY.finditer(m["head"]):
+        for name in sorted({day[0], " ".join(day[0].split()[:2])}, key=len):
+            head = m["head"].replace(name, m["date"], 1)
+            if (intent := _match_date(head)) is not None and intent.arguments and _is_date(str(intent.arguments.get("date"))):
+                return intent
+    return None
+
+
 def match_date(t: str) -> Intent | None:
+    return _match_date(t) or _date_said_after(t)
+
+
+def _match_date(t: str) -> Intent | None:
     for rx, must_parse in _DATE:
         m = rx.fullmatch(t)
         if not m:

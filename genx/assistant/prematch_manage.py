@@ -5,7 +5,8 @@ and returns an :class:`~genx.assistant.intents.Intent` when the *whole* text is
 one of its phrasings. A list question may say "right now" or "currently", be
 indirect ("check whether I've got an alarm set") or name a timer by what it
 times ("how long is left on the brisket"); a
-cancel may follow second thoughts ("actually, never mind, cancel it") and say it is final ("for good"). What a
+cancel may follow second thoughts ("actually, never mind, cancel it"), say it is final ("for good") or come after a clause
+naming the item ("the 6 pm alarm, get rid of it": the 6 pm alarm). What a
 cancel names ("the pasta timer", "tomorrow's alarm", "it") is the ``which``
 slot, read by the tool (:func:`genx.toolbox.reminders.choose.choose`).
 """
@@ -56,7 +57,7 @@ _LIST = [
     _rx(rf"(?:what|which|any|how many) {_KINDS}(?: and {_KINDS})? (?:do i have|are (?:set|running|there|on|active|pending|left|coming up|"
         r"going|ticking|counting down|in progress|scheduled|queued)|"
         r"have i (?:got|set)|did i set|i have|have i|are coming up|are still running|are set for|are there for)"
-        rf"(?: (?:set|running|going|on|left|remaining|pending))?(?: (?:for |on )?{_DAYS})?"),
+        rf"(?: (?:set|running|going|on|left|remaining|pending|coming up))?(?: (?:for |on )?{_DAYS})?"),
     _rx(rf"(?:do i have|are there|have i (?:got|set)|did i set|did you set|is there|got|any|{_WHETHER}|"
         rf"did i (?:remember|forget) to set|have i (?:remembered|forgotten) to set) (?:any |an |a )?{_KINDS}"
         r"(?: set| running| on| left| active| pending| today| tomorrow| going)?"
@@ -83,7 +84,9 @@ _LIST = [
         rf"(?:set|scheduled|set up|booked in|running|ticking|coming up)(?: (?:for |on )?{_DAYS})?"
         rf"(?:,? (?:{_KINDS}|anything|or anything|and))*"),
     _rx(r"what(?:'s| is) (?:pending|scheduled|running|ticking)(?: right now| now)?|what are you timing(?: right now| now)?|"
-        r"(?:list|show me|tell me|show) (?:everything|all) (?:you're|you are|that you're|that is) (?:timing|counting down)"),
+        r"(?:list|show me|tell me|show) (?:everything|all) (?:you're|you are|that you're|that is) (?:timing|counting down)|"
+        r"(?:list|show me|tell me|show|read me|read out|go through) (?:everything|all)(?: that's| that is| i've| i have| you've| you have)?"
+        r" (?:set|got set|scheduled|running|pending|on)(?: up)?(?: right now| now)?"),
     _rx(r"how much (?:time is|time do i have|longer is) left|how long is left"),
     # a timer named by what it times: "how long is left on the brisket"; not a lease, a film or a flight
     _rx(rf"(?:how (?:much time is|much time's|long is|long's|much longer is) (?:left|remaining) (?:on|for)|how much longer on) "
@@ -162,7 +165,21 @@ _CANCEL_LAST = _rx(
 _POSSESSIVE = re.compile(r"(?<=\w)'s\b")  # "tomorrow's alarm" is the alarm for tomorrow
 
 
+#: An item named in a clause before "cancel it": "the 6 pm alarm, get rid of it", "I don't need the gym alarm any more, delete it".
+_NAMED_ITEM = _rx(r"\b(?P<which>(?:the|my|that|this) (?:[a-z0-9:']+ ){1,3}?(?:timer|alarm|reminder|countdown))\b")
+
+
+def _named_before(t: str) -> Intent | None:
+    scene, _, rest = t.rpartition(", ")
+    if not scene or not _CANCEL_IT.fullmatch(rest):
+        return None
+    named = list(_NAMED_ITEM.finditer(words_to_numbers(scene)))
+    return Intent("cancel_timer", {"which": _POSSESSIVE.sub("", named[0]["which"])}) if len(named) == 1 else None
+
+
 def match_cancel(t: str) -> Intent | None:
+    if (intent := _named_before(t)) is not None:
+        return intent
     if _CANCEL_IT.fullmatch(t):
         return Intent("cancel_timer", {})
     if _CANCEL_ALL.fullmatch(t):

@@ -47,6 +47,7 @@ _CALC_TAIL = _rx(
 )
 _DENOMINATORS = {"halves": 2, "thirds": 3, "quarters": 4, "fourths": 4, "fifths": 5, "sixths": 6, "sevenths": 7, "eighths": 8,
                  "ninths": 9, "tenths": 10}  # fmt: skip
+_TAKE = r"(?:take|start with|think of) (\d+(?:\.\d+)?),? (?:and |then |and then )"
 _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied to numberised lower-case text
     (_rx(r"\b(?:a|1) dozen\b"), "12"),
     (_rx(r"\b(\d+) dozen\b"), r"(\1 * 12)"),
@@ -67,6 +68,12 @@ _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied 
     (_rx(r"\b(\d+(?:\.\d+)?) (?:take away|less) (\d+(?:\.\d+)?)"), r"\1 - \2"),
     (_rx(r"\b(?:add|sum) (\d+(?:\.\d+)?) (?:and|plus|to|with) (\d+(?:\.\d+)?)"), r"\1 + \2"),
     (_rx(r"\bmultiply (\d+(?:\.\d+)?) (?:and|with) (\d+(?:\.\d+)?)"), r"\1 * \2"),
+    (_rx(r"^times (\d+(?:\.\d+)?) by (\d+(?:\.\d+)?)$"), r"\1 * \2"),  # British: "times 365 by 24"
+    # a number taken, then an operation on "it": "take 1000 and divide it by 8", "start with 50 then add 7 to it"
+    (_rx(rf"^{_TAKE}(?:divide|divides) (?:it |that )?by (\d+(?:\.\d+)?)$"), r"\1 / \2"),
+    (_rx(rf"^{_TAKE}(?:multiply|multiplies|times) (?:it |that )?by (\d+(?:\.\d+)?)$"), r"\1 * \2"),
+    (_rx(rf"^{_TAKE}add (\d+(?:\.\d+)?)(?: to (?:it|that))?$"), r"\1 + \2"),
+    (_rx(rf"^{_TAKE}(?:subtract|take away|take) (\d+(?:\.\d+)?)(?: from (?:it|that)| away)?$"), r"\1 - \2"),
     (
         _rx(
             r"^(?:if )?(?:we|i|you|they) (?:split|share|divide) (.+?) (?:(?:between|among|by|into) )?(\d+)"

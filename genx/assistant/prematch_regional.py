@@ -17,6 +17,9 @@ _TABLE: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     for pattern, repl in (
         (r"\barvo\b", "afternoon"),  # Australian: "this arvo", "Sunday arvo"
         (r"\b(today|tomorrow|tonight|now|this (?:morning|afternoon|evening)) itself\b", r"\1"),  # Indian: emphatic "itself"
+        (r"\b(an?) wee (?=(?:[a-z]+ )?(?:timer|countdown|alarm|reminder)\b)", r"\1 "),  # Scottish: "a wee timer"
+        (r"(?<!\bto )\bgive us\b", "give me"),  # British: "give us a timer" ("… to give us a call" is someone else's)
+        (r"\bhave (i|you|we) (any|the|an?)\b", r"have \1 got \2"),  # British: "have I any alarms on", "have you the time"
     )
 )
 

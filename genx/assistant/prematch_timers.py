@@ -118,13 +118,19 @@ _TIMER_AFTER = _rx(
     r"(?P<prep> (?:to go off|that goes off|going off|to ring|that rings|to end|that ends) (?:in|after)| for| from| of| to| at| on for|"
     r" going for| lasting| that lasts)? (?P<rest>.+)"
 )
-_TIMER_BEFORE = _rx(rf"(?:{_SET})?(?:a |an |one )?(?P<before>.+?) (?:timer|countdown)(?: on| going)?(?:,? (?:{_NAMED}) (?P<label>.+))?")
+_TIMER_BEFORE = _rx(
+    rf"(?:{_SET})?(?P<art>a |an |one )?(?P<before>.+?) "
+    rf"(?:timer|countdown)(?: on| going)?(?:,? (?:{_NAMED}) (?P<label>.+))?"
+)
 _TENS_SECOND = _rx(r"\b(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[ -]second\b(?= timer| countdown| count)")
 _TIME_FOR = _rx(r"time (?P<rest>.+)")  # "time 3 minutes for my tea": the value must read
 _TIMER_OTHER = [
     _rx(r"(?:time me|count ?down|count me down)(?: from| for)? (?P<duration>.+)"),
     _rx(r"(?:put|set|start) (?P<duration>.+?) on the (?:clock|timer)"),  # "put 10 minutes on the clock"
-    _rx(r"(?:tell me|let me know|alert me|ping me|buzz me|notify me|remind me|beep|call me|nudge me) (?:in|after) (?P<duration>.+?)"),
+    _rx(
+        r"(?:tell me|let me know|alert me|ping me|buzz me|notify me|remind me|beep|call me|nudge me|"
+        r"give me a (?:shout|call|buzz|nudge|knock|bell|ping|holler|yell)) (?:in|after) (?P<duration>.+?)"
+    ),
     _rx(  # "tell me " is stripped as politeness: "(tell me) when 10 minutes have passed"
         r"(?:(?:let me know|alert me|ping me|buzz me|beep|shout) )?when (?P<duration>.+?) (?:is|are|has|have) "
         r"(?:up|passed|gone by|gone|over)"
@@ -156,6 +162,8 @@ def match_timer(t: str) -> Intent | None:
         words = m["before"].split()
         for cut in range(len(words), 0, -1):  # "5 minute pasta": the longest start that is a duration
             duration, label = " ".join(words[:cut]), " ".join(words[cut:])
+            if not _is_span(duration) and m["art"] in ("a ", "an "):  # "an hour timer": the article is its one
+                duration = m["art"] + duration
             if _is_span(duration) and len(label.split()) <= 2:
                 return Intent("set_timer", _args("duration", duration, _label(m["label"] or label)))
     if m := read_match(_TIMER_OTHER, n, "duration"):
@@ -174,6 +182,7 @@ _WAKE = [
     _rx(
         r"(?:i (?:have|need|got|want) to|i must|i've got to|i gotta|i'll need to) (?:be up|get up|wake up|be awake)(?: at| by)? "
         r"(?P<time>.+?),? (?:so )?(?:(?:please|can you|could you) )?(?:set|make|put|give me) (?:an |my |the |me an )?alarm"
+        r"(?: for (?:then|that|that time))?"
     ),
     _rx(r"(?:wake|get) me(?: up)?(?: at| by| for)? (?P<time>.+)"),
     _rx(

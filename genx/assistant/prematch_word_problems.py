@@ -10,7 +10,8 @@ count of its unit ("if I earn 20 an hour and work 8 hours, how much do I make"),
 having some and giving or getting some ("I have 20 apples and give away 7, how many
 do I have left"), a rate over a stretch of time ("if I save 35 a week, how much will I have after 52 weeks")
 and a total shared ("we won 900 and there are 4 of us, how much does each of us get"; "dinner was 60 and
-there's 3 of us, how much each"). What is left must
+there's 3 of us, how much each"; "we're 4 and the bill came to 80, how much each"), groups of a number each ("3 boxes with
+24 eggs in each, how many eggs is that"). What is left must
 still evaluate before the pre-match claims it.
 """
 
@@ -72,6 +73,16 @@ WORD_PROBLEMS: list[tuple[re.Pattern[str], str]] = [
          rf"adds up to)) {_NUM}(?: [a-z]+){{0,4}}?,? (?:and|but|so) (?:there(?: are| were| is|'re|'s) |{_WHO}(?: are| were|'re) )(\d+)"
          rf"(?: of (?:us|them)| people| friends)?,? {_EACH_SHARE}$"),
      r"\1 / \2"),
+    # how many share it said first: "we're 6 at the table and the bill came to 90, how much is that each"
+    (_rx(rf"^{_WHO}(?: are|'re| were) (\d+)(?: [a-z]+){{0,3}}?,? (?:and|but|so) (?:the |our |my )?[a-z]+(?: [a-z]+)? "
+         rf"(?:came to|comes to|come to|was|is|cost|costs|totalled|totaled|added up to|adds up to) {_NUM},? {_EACH_SHARE}$"),
+     r"\2 / \1"),
+    # groups of a number each: "there are 5 crates with 12 bottles in each, how many bottles is that"
+    (_rx(rf"^(?:(?:{_WHO}(?:'ve| have)? (?:got|have|had|bought|ordered|need)|there(?: are|'re| were)) )?(\d+) {_THINGS} "
+         rf"(?:with|of|holding|containing|that hold|each with) (\d+) {_THINGS}(?: in| inside)?(?: each| each one| every one| apiece)?,? "
+         rf"how many(?: {_THINGS})? (?:is that|are there|is it|does that make|do (?:i|we|you) have)"
+         r"(?: altogether| in total| all together)?$"),
+     r"\1 * \2"),
     # having some and giving or getting some: "if I have 20 apples and give away 7, how many do I have left"
     (_rx(rf"{_HAVE}(?:give|gave|lose|lost|eat|ate|use|used|sell|sold|spend|spent|break|broke)(?: away)? (\d+)(?: of them)?,? "
          rf"how many (?:do|would|will|did|does) {_WHO} have(?: left)?$"),

@@ -9,7 +9,8 @@ is the one before today too), "today", "tomorrow", "the day after tomorrow", "ne
 "the second Sunday of May",
 "the last Friday of the month", a date from another ("the day after Christmas", "the Monday after Easter",
 "a week on Friday", "Friday week", "the 15th of next month", "the end of next month")
-(its Saturday), "the end of the month/year", "<date> next year", holidays by name (:mod:`.holidays`: Christmas, New
+(its Saturday), "the end of the month/year" ("the last day of this month"), a weekday with a day of the month ("Friday
+the 13th": the next 13th that is a Friday), "<date> next year", holidays by name (:mod:`.holidays`: Christmas, New
 Year, Easter, Thanksgiving, Mother's Day…; the next one on or after today, or
 "Easter 2027") and a length of time from today ("in 3 weeks", "3 days ago").
 An unreadable date raises :class:`~genx.errors.ToolFailure` quoting it.
@@ -101,9 +102,34 @@ def _last_occurrence(today: date, month: int, day: int, src: str) -> date:
     raise ToolFailure(f"{src!r} is not a date on the calendar.")
 
 
+#: A weekday said with a day of the month: "Wednesday the 11th", "Friday the 13th" (the next such date that is that weekday).
+_WEEKDAY_DATE = re.compile(
+    rf"(?:on )?(?P<weekday>{_WEEKDAY}),?\s+(?P<date>(?:the\s+)?(?:\d{{1,2}}(?:st|nd|rd|th)?|[a-z]+(?:st|nd|rd|th)|first|second|third)\b.*)",
+    re.IGNORECASE,
+)
+_LAST_DAY = re.compile(r"(?:the )?last day of (?:the|this) (month|year)", re.IGNORECASE)
+
+
+def _on_weekday(weekday: int, text: str, today: date, src: str) -> date:
+    """The first date ``text`` names, on or after ``today``, that falls on ``weekday`` (within its next 15 occurrences)."""
+    start = today
+    for _ in range(15):
+        found = parse_date(text, start)
+        if found < start:  # a date with its year: it does not move
+            break
+        if found.weekday() == weekday:
+            return found
+        start = found + timedelta(days=1)
+    raise ToolFailure(f"{src!r} is not a date on the calendar: {text} is not on that weekday.")
+
+
 def parse_date(text: str, today: date) -> date:
     """``text`` as a date relative to ``today``; :class:`ToolFailure` when it is not one."""
     src = text.strip()
+    if m := _WEEKDAY_DATE.fullmatch(src):
+        return _on_weekday(WEEKDAYS[m["weekday"].lower()], m["date"], today, src)
+    if last := _LAST_DAY.fullmatch(src):  # "the last day of this month" is its end
+        src = f"the end of the {last[1].lower()}"
     t = _clean(src)
     if t in ("", "today", "now", "this day"):
         return today

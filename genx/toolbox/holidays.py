@@ -7,8 +7,8 @@ year. Easter is the anonymous Gregorian computus; the US holidays that move
 are the n-th (or last) weekday of their month: Thanksgiving the 4th Thursday of
 November, Mother's Day the 2nd Sunday of May, Father's Day the 3rd Sunday of
 June, Labor Day the 1st Monday of September, Memorial Day the last Monday of May (and MLK Day,
-Presidents' Day, Columbus Day); the Christian feasts that move are days from Easter (Ash Wednesday,
-Pentecost, the UK's Mothering Sunday); Black Friday is the day after Thanksgiving.
+Presidents' Day, Columbus Day; Canadian Thanksgiving, the 2nd Monday of October); the Christian feasts that move
+are days from Easter (Ash Wednesday, Pentecost, the UK's Mothering Sunday); Black Friday is the day after Thanksgiving.
 """
 
 from __future__ import annotations
@@ -83,10 +83,14 @@ _TABLE: tuple[tuple[Holiday, tuple[str, ...]], ...] = (
     (_floating("Thanksgiving", 11, _THU, 4), ("thanksgiving", "thanksgiving day", "us thanksgiving", "american thanksgiving")),
     (_floating("Mother's Day", 5, _SUN, 2), ("mothers day", "mother day", "mom day", "moms day")),
     (_floating("Father's Day", 6, _SUN, 3), ("fathers day", "father day", "dads day")),
-    (_floating("Labor Day", 9, _MON, 1), ("labor day",)),
+    (_floating("Labor Day", 9, _MON, 1), ("labor day", "labour day")),  # Canada's Labour Day is the same Monday
     (_floating("Memorial Day", 5, _MON, -1), ("memorial day",)),
     (_floating("Martin Luther King Jr. Day", 1, _MON, 3), ("martin luther king day", "martin luther king jr day", "mlk day")),
     (_floating("Presidents' Day", 2, _MON, 3), ("presidents day", "president day", "washingtons birthday")),
+    (
+        _floating("Canadian Thanksgiving", 10, _MON, 2),
+        ("canadian thanksgiving", "thanksgiving in canada", "canada thanksgiving", "thanksgiving canada", "canadian thanksgiving day"),
+    ),
     (_floating("Columbus Day", 10, _MON, 2), ("columbus day", "indigenous peoples day")),
     (Holiday("Black Friday", lambda year: nth_weekday(year, 11, _THU, 4) + timedelta(days=1)), ("black friday",)),
     (Holiday("Cyber Monday", lambda year: nth_weekday(year, 11, _THU, 4) + timedelta(days=4)), ("cyber monday",)),

@@ -154,3 +154,40 @@ def test_second_next_to_a_month_is_the_day_of_the_month(text: str) -> None:
 
 def test_words_to_numbers_gives_the_same_digits_when_asked_twice() -> None:
     assert words_to_numbers("twenty five past seven") == words_to_numbers("twenty five past seven") == "25 past 7"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Friday the 13th", date(2026, 3, 13)),
+        ("Thursday the 12th", date(2026, 3, 12)),
+        ("monday the fifth", date(2026, 10, 5)),  # the next 5th that is a Monday
+        ("Wednesday 11 March", date(2026, 3, 11)),
+    ],
+)
+def test_a_weekday_with_a_day_of_the_month_is_the_next_such_date_on_that_weekday(text: str, expected: date) -> None:
+    assert parse_date(text, NOW.date()) == expected
+
+
+def test_a_weekday_that_its_dated_day_cannot_fall_on_is_no_date() -> None:
+    with pytest.raises(ToolFailure):
+        parse_date("Thursday 11 March 2026", NOW.date())  # a Wednesday
+
+
+def test_a_weekday_with_a_day_of_the_month_reads_as_a_reminder_s_day() -> None:
+    assert parse_when("Wednesday the 11th at 9 am", NOW).when == datetime(2026, 3, 11, 9, 0, tzinfo=PARIS)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("the last day of this month", date(2026, 3, 31)),
+        ("last day of the month", date(2026, 3, 31)),
+        ("the last day of the year", date(2026, 12, 31)),
+        ("Canadian Thanksgiving", date(2026, 10, 12)),  # the 2nd Monday of October
+        ("thanksgiving in canada", date(2026, 10, 12)),
+        ("Labour Day", date(2026, 9, 7)),  # the 1st Monday of September, as Labor Day
+    ],
+)
+def test_the_last_day_of_the_month_and_holidays_by_their_country_s_name_are_dates(text: str, expected: date) -> None:
+    assert parse_date(text, NOW.date()) == expected
