@@ -42,7 +42,8 @@ seen the router's code, tests or results: it measured that round (82.7 % intent 
 phrasings in the unit tests: 82.7 / 75.9 -> 100 / 99.2 % with the pre-match; the one left, "cancel my half six alarm"
 labelled "6:30 am", contradicts the README, where only a wake-up is in the morning): it no longer measures unseen data.
 ``tools_heldout10.jsonl`` (163 utterances) was written blind, during the tenth round, by a writer who had not seen
-the router's code, tests or results: it measures that round.
+the router's code, tests or results: it measures that round. ``tools_heldout11.jsonl`` (164 utterances) was written
+blind, during the eleventh round, by a writer who had not seen the router's code, tests or results.
 """
 
 from __future__ import annotations
@@ -135,7 +136,20 @@ def time_ask(texts: list[str]) -> list[float]:
     return out
 
 
-SETS = ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8", "heldout9", "heldout10", "tuning")
+SETS = (
+    "heldout",
+    "heldout2",
+    "heldout3",
+    "heldout4",
+    "heldout5",
+    "heldout6",
+    "heldout7",
+    "heldout8",
+    "heldout9",
+    "heldout10",
+    "heldout11",
+    "tuning",
+)
 
 
 def _table(results: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
