@@ -1,7 +1,7 @@
 """Artefacts of speech the pre-match reads past: words said twice, and talk to someone else before the request.
 
 :func:`collapse_repeats` makes a run of one to three words said twice in a row
-one run ("set a set a timer", "what time what time is it", "cancel cancel the
+one run where a request starts ("set a set a timer", "what time what time is it", "I'm out, cancel cancel the
 reminder": Whisper's and a speaker's restarts). A run with a number or an operator
 in it stays ("2 times 2 times 2", "two two"): it may be the amount. :func:`addressed`
 is the part of an utterance said to Parley once its name is said after other talk
@@ -16,8 +16,9 @@ import re
 
 __all__ = ["addressed", "collapse_repeats"]
 
-#: A run said twice: one to three words, the second time followed by more words (a restart, not an ending).
-_REPEAT = re.compile(r"(?<![\w'])((?:[a-z']+ ){1,3}?)\1(?=\S)", re.IGNORECASE)
+#: A run said twice where a request starts (the utterance's or a clause's start), followed by more words: a restart.
+#: Inside a clause a doubled word may be meant: "remind me to say bye bye to Nan".
+_REPEAT = re.compile(r"(?:^|(?<=[,.!?] ))((?:[a-z']+ ){1,3}?)\1(?=\S)", re.IGNORECASE)
 #: Words of an amount or an operation: said twice they may be the value ("times 2 times 2"), not a restart.
 _COUNTING = frozenset(
     "zero oh one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "

@@ -22,6 +22,7 @@ from tests.prematch_checks import check_prematch as _check
         ("how much how much is 9 times 7", "how much is 9 times 7"),
         ("remind remind me to feed the cat", "remind me to feed the cat"),
         ("delete the delete the pasta timer", "delete the pasta timer"),
+        ("I'm off, set a set a timer for 9 minutes", "I'm off, set a timer for 9 minutes"),
     ],
 )
 def test_a_run_of_words_said_twice_in_a_row_is_said_once(said: str, meant: str) -> None:
@@ -45,6 +46,10 @@ def test_a_repeated_run_with_a_number_or_an_operator_is_kept_as_the_amount(said:
 )
 def test_a_request_restarted_by_the_speaker_or_whisper_is_the_request(text: str, tool: str, slots: dict[str, Any]) -> None:
     _check(text, tool, slots)
+
+
+def test_a_word_doubled_inside_a_clause_is_kept_as_said() -> None:
+    _check("remind me at 6 to say bye bye to Nan", "set_reminder", {"text": "say bye bye to Nan", "when": "6 pm"})
 
 
 def test_words_said_twice_in_a_question_for_no_tool_claim_nothing() -> None:
