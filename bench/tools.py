@@ -42,8 +42,13 @@ seen the router's code, tests or results: it measured that round (82.7 % intent 
 phrasings in the unit tests: 82.7 / 75.9 -> 100 / 99.2 % with the pre-match; the one left, "cancel my half six alarm"
 labelled "6:30 am", contradicts the README, where only a wake-up is in the morning): it no longer measures unseen data.
 ``tools_heldout10.jsonl`` (163 utterances) was written blind, during the tenth round, by a writer who had not seen
-the router's code, tests or results: it measures that round. ``tools_heldout11.jsonl`` (164 utterances) was written
-blind, during the eleventh round, by a writer who had not seen the router's code, tests or results.
+the router's code, tests or results: it measured that round (86.5 % intent / 81.4 % slots with the pre-match). The
+eleventh round tuned on it (its 26 pre-match failures fixed by general rules, each with new phrasings in the unit
+tests: words said twice said once, a request said to Parley after talk to others or an introduction, a pet name
+after it, 24-hour spoken times, an amount's part after its unit, a value said before "set a timer": 86.5 / 81.4 ->
+100 / 100 % with the pre-match): it no longer measures unseen data. ``tools_heldout11.jsonl`` (164 utterances) was
+written blind, during the eleventh round, by a writer who had not seen the router's code, tests or results: it
+measures that round.
 """
 
 from __future__ import annotations

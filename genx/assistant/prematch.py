@@ -7,7 +7,9 @@ a hesitation inside it, "what's, uh, 6 times 8"; "would you mind setting …" is
 "whats", "dont" are "what's", "don't"; letters said one by one are one word, "u t c" → "utc"; a question
 mark between two questions is a comma; regional words are the common ones, :mod:`.prematch_regional`;
 a correction mid-sentence, "eight minutes, actually make it twelve", is the request it makes,
-:mod:`.prematch_correction`), else ``None`` and the model router
+:mod:`.prematch_correction`; words said twice are said once, "set a set a timer", and what is said to Parley
+after talk to others is the request, "Okay kids, quiet. Parley, …", :mod:`.prematch_speech`; a pet name after it,
+", dear", is none of it; 24-hour times read as 12-hour ones, "zero six thirty", :mod:`.prematch_hours`), else ``None`` and the model router
 (or the cloud model) decides. The phrasings live with their tools:
 :mod:`.prematch_clock` (time, dates), :mod:`.prematch_numbers` (arithmetic,
 conversions), :mod:`.prematch_timers` (setting timers, alarms, reminders),
@@ -35,9 +37,11 @@ from genx.assistant.intents import Intent
 from genx.assistant.prematch_backref import match_back_reference
 from genx.assistant.prematch_clock import match_date, match_time
 from genx.assistant.prematch_correction import corrected
+from genx.assistant.prematch_hours import twelve_hour
 from genx.assistant.prematch_manage import match_cancel, match_list
 from genx.assistant.prematch_numbers import match_calc, match_convert
 from genx.assistant.prematch_regional import standard_words
+from genx.assistant.prematch_speech import addressed, collapse_repeats
 from genx.assistant.prematch_timers import match_alarm, match_reminder, match_timer
 
 __all__ = ["clean_utterance", "prematch", "warm_prematch"]
@@ -47,7 +51,9 @@ _LEAD = re.compile(
     r"excuse me|sorry|good (?:morning|afternoon|evening)|yes|yeah|yep|yup|sure|google|alexa|siri|quick one|let's see|let me see)"
     r"\b[ ,]*)*"
     r"(?:(?:can|could|would|will) you(?: please| maybe| possibly| perhaps| just| mind)?(?: quickly)?(?: be able to)?"
-    r"(?: tell me| let me know| check| say)?(?! (?:if|whether)\b) |please |kindly |(?:(?:can|could|would) you )?do me a fav(?:ou)?r and |"
+    r"(?: tell me| let me know| check| say)?(?! (?:if|whether)\b) |please,? |kindly |"
+    r"you (?=(?:set|make|start|remind|wake|cancel|tell|give|put|create|calculate|convert)\b)|"
+    r"(?:(?:can|could|would) you )?do me a fav(?:ou)?r and |"
     r"i want to know |i'd like to know |i would like to know |i wanna know |i need to know |i was wondering |i wonder |"
     r"i'm wondering |i am wondering |"
     r"(?:if|whether) you (?:could|can|would|might)(?: please)?(?: tell me| let me know| check)?(?! (?:if|whether)\b) |"
@@ -69,6 +75,8 @@ _TAIL = re.compile(
     r"would you|could you|can you|mate|buddy|roughly|approximately|exactly|more or less|or so))+$",
     re.IGNORECASE,
 )
+#: Someone spoken to by a pet name after a pause: "what time is it, dear", "a timer for 5 minutes, love".
+_VOCATIVE = re.compile(r", (?:my )?(?:dear|love|honey|sweetie|sweetheart|darling|pet)$", re.IGNORECASE)
 
 
 #: A request asked as "would you mind setting …" is the command "set …": the gerunds of the tools' verbs.
@@ -96,11 +104,14 @@ _AGAIN = re.compile(r"[ ,]+again$", re.IGNORECASE)
 _REMINDING = re.compile(r"\b(?:remind|reminder|forget|remember)", re.IGNORECASE)
 #: A hesitation inside the sentence is no word of it: "what's, uh, 6 times 8" (at the start it is a lead, :data:`_LEAD`).
 _HESITATION = re.compile(r",? \b(?:uh|uhh|um|umm|uhm|erm|er)\b,?(?= )", re.IGNORECASE)
+_COMMAND_AFTER = re.compile(r" (?:just |now |please )?(?:set|start|remind|wake|cancel|stop|delete)\b", re.IGNORECASE)
 
 
 def _hesitation(m: re.Match[str]) -> str:
     """A pause before the hesitation stays ("…holiday, um what day is it"); one around it is no pause ("what's, uh, 6 …")."""
-    return "," if m[0].startswith(",") and not m[0].endswith(",") else ""
+    if m[0].startswith(",") and (not m[0].endswith(",") or _COMMAND_AFTER.match(m.string, m.end())):
+        return ","  # "I'm on the phone, um, just set a timer …": the pause ends a scene before a command
+    return ""
 
 
 def _spelt(m: re.Match[str]) -> str:
@@ -123,14 +134,14 @@ def clean_utterance(text: str) -> str:
     t = text.replace("’", "'").replace("‘", "'")
     t = re.sub(r":\s+", ", ", t)  # "a reminder for noon: lunch with Dave" is a pause; 7:30 stays
     t = re.sub(r"(?<!\d):|:(?!\d)", " ", t)
-    t = " ".join(t.split()).strip(" ?!.,")
+    t = collapse_repeats(" ".join(t.split()).strip(" ?!.,"))
     t = re.sub(r"[?!]+ +", ", ", t)  # two questions in a row are two clauses: "is it late in Rome? what time is it there"
     t = _SPELT.sub(_spelt, t)
     t = _BARE_CONTRACTION.sub(_apostrophe, t)
     t = _MIND_GERUND.sub(lambda m: m[1] + _BASE[m[2].lower()], t)
-    t = standard_words(_HESITATION.sub(_hesitation, t))
+    t = twelve_hour(standard_words(_HESITATION.sub(_hesitation, t)))
     for _ in range(3):
-        t = _TAIL.sub("", _LEAD.sub("", t)).strip(" ?!.,")
+        t = _TAIL.sub("", _VOCATIVE.sub("", _LEAD.sub("", t))).strip(" ?!.,")
         if not _REMINDING.search(t):
             t = _AGAIN.sub("", t)
     return t
@@ -153,6 +164,13 @@ _MATCHERS: tuple[Callable[[str], Intent | None], ...] = (
 
 def prematch(text: str) -> Intent | None:
     """The tool ``text`` clearly asks for, with its arguments, or ``None`` (module docstring)."""
+    intent = _prematch(text)
+    if intent is None and (to_parley := addressed(text)) is not None:  # "Okay kids, quiet please. Parley, …"
+        return _prematch(to_parley)
+    return intent
+
+
+def _prematch(text: str) -> Intent | None:
     t = clean_utterance(text)
     if not t or len(t) > 200:
         return None
@@ -169,10 +187,10 @@ def _match(t: str) -> Intent | None:
     return None
 
 
-#: How a request starts (a command or a question); a clause before it only sets the scene.
+#: How a request starts (a command, a question, or "(tell me) the time"); a clause before it only sets the scene.
 _REQUEST = re.compile(
     r"(?:set|start|put|give me|make|remind|wake|get me up|cancel|stop|delete|remove|turn off|what|what's|whats|how|when|which|"
-    r"convert|calculate|work out|tell me|list|show|can you|could you|would you|you can|please)\b",
+    r"convert|calculate|work out|tell me|list|show|can you|could you|would you|you can|please|the time)\b",
     re.IGNORECASE,
 )
 _BACK_REFERENCE = re.compile(r"\b(?:there|then|that day|that date|that time)\b", re.IGNORECASE)
@@ -229,9 +247,10 @@ def _after_recall(t: str) -> Intent | None:
 
 
 #: A reason said after the request: "when's easter this year, I need to book the time off" (not "you know, …"),
-#: or a clause about a thing ("…, the recipe's American").
+#: a clause about a thing ("…, the recipe's American"), or what it is for ("…, for the tip").
 _REASON = re.compile(
-    r"(?:i|i'm|i've|i'll|i'd|we|we're|we've|we'll|because|cause|so i|so we|(?:the|my|our) [a-z]+(?:'s| is| are))\b",
+    r"(?:i|i'm|i've|i'll|i'd|we|we're|we've|we'll|because|cause|so i|so we|(?:the|my|our) [a-z]+(?:'s| is| are)|"
+    r"for (?:the|my|our|a) [a-z]+$)\b",
     re.IGNORECASE,
 )
 

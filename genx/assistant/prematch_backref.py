@@ -11,8 +11,9 @@ model. A conversion with no unit to convert to takes a unit the clause names
 Vancouver office" → "Vancouver"); "that"/"it" take the *longest* run that reads
 (an amount keeps its unit, a date its year: "christmas day nineteen eighty two"), never a place
 ("I was in Rome at christmas, what day was that": Christmas, not the day in Rome).
-A command that names its tool but no value ("…, timer please", "…, set an alarm") takes the longest run
-that reads as the value ("the slow cooker needs two hours, timer please": 2 hours).
+A command that names its tool but no value ("…, timer please", "…, set an alarm", "…, can you set a rice timer") takes the
+longest run that reads as the value ("the slow cooker needs two hours, timer please": 2 hours); a name said as a clause
+of its own before the value is the timer's ("eggs, six minutes, timer please").
 """
 
 from __future__ import annotations
@@ -66,15 +67,18 @@ def _read(intent: Intent) -> bool:
 
 #: A command naming its tool but no value ("timer please", "set an alarm"): the value is in the clause before it.
 _OPEN_COMMAND = re.compile(
-    r"(?:(?:set|start|put on|give me|get me|make|i need|i want)(?: me| us)? )?(?:a |an |the |my )?(?P<kind>timer|countdown|alarm)"
+    r"(?:(?:can|could|would) you (?:please )?)?(?:(?:set|start|put on|give me|get me|make|i need|i want)(?: me| us)? )?"
+    r"(?:a |an |the |my )?(?:(?P<label>[a-z]+) )?(?P<kind>timer|countdown|alarm)"
     r"(?: on| going)?",
     re.IGNORECASE,
 )
 _OPEN = {
-    "timer": ("duration", "set a timer for {}"),
-    "countdown": ("duration", "set a timer for {}"),
-    "alarm": ("time", "set an alarm for {}"),
+    "timer": ("duration", "set a {}timer for {}"),
+    "countdown": ("duration", "set a {}timer for {}"),
+    "alarm": ("time", "set an {}alarm for {}"),
 }
+#: A name said before the value, as its own clause: "eggs, six minutes, timer please" (the timer for the eggs).
+_NAME_CLAUSE = re.compile(r"(?P<name>[a-z]+(?: [a-z]+)?), ", re.IGNORECASE)
 
 
 def _open_command(t: str, match: Callable[[str], Intent | None]) -> Intent | None:
@@ -83,8 +87,12 @@ def _open_command(t: str, match: Callable[[str], Intent | None]) -> Intent | Non
     if not scene or not (command := _OPEN_COMMAND.fullmatch(rest)):
         return None
     slot, phrasing = _OPEN[command["kind"].lower()]
+    label = command["label"] or ""
+    if not label and (name := _NAME_CLAUSE.fullmatch(scene, 0, scene.find(", ") + 2)) and name["name"].split()[0].lower() not in _EDGE:
+        label, scene = name["name"], scene[name.end() :]
     for run in _runs(scene, shortest_first=False):
-        if reads(slot, run) and (intent := match(phrasing.format(run))) is not None and _read(intent):
+        said = phrasing.format(f"{label} " if label else "", run)
+        if reads(slot, run) and (intent := match(said)) is not None and _read(intent):
             return intent
     return None
 
@@ -97,6 +105,8 @@ def match_back_reference(t: str, match: Callable[[str], Intent | None]) -> Inten
         scene, rest = t[: start.start()].strip(" ,"), _PHRASAL.sub(r"\1 off \2", t[start.end() :])
         if not scene or ", " in rest:  # the request pointing back is the last clause
             continue
+        if not start[0].startswith(",") and _START.match(" " + scene.rpartition(", ")[2]):
+            continue  # a start inside a request is none: "…, how many days is that" is one request, not "is that"
         for ref in _PLACE_REF.finditer(rest):
             for run in _runs(scene, shortest_first=True):
                 intent = match(f"{rest[: ref.start()]}in {run}{rest[ref.end() :]}")

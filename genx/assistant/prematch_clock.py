@@ -179,6 +179,7 @@ _DATE: list[tuple[re.Pattern[str], bool]] = [  # (pattern, its date must parse);
     ),
     (_rx(r"(?:count (?:the )?)?(?:days|weeks|sleeps) (?:left )?(?:until|till|til|to) (?P<date>.+?)"), False),
     (_rx(r"how many (?:days|weeks|months) (?:away|off) is (?P<date>.+?)"), True),
+    (_rx(r"how many (?:days|weeks|months|sleeps) is (?!an? |one |\d+ |half )(?P<date>.+?)"), True),  # not "… is a fortnight"
     (
         _rx(
             r"how (?:long|much longer|much time) (?:is it |is left |left |is there |do we have |do i have )?"

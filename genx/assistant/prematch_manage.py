@@ -105,7 +105,7 @@ _LIST = [
         r"(?:set for|set to|for|going to go off|going off|go off|ring|due)"),
 ]  # fmt: skip
 _CANCEL_VERB = (
-    r"(?:cancel|stop|delete|remove|clear|turn off|switch off|shut off|kill|dismiss|get rid of|disable|scrap|drop|erase|"
+    r"(?:cancel|stop|delete|remove|clear|turn off|switch off|shut off|take off|kill|dismiss|get rid of|disable|scrap|drop|erase|"
     r"abort|forget|forget about|silence|never ?mind|i don'?t need|we don'?t need|i don'?t want|i no longer need|no need for|"
     r"no more)"
 )

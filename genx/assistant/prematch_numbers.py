@@ -37,7 +37,8 @@ def _rx(pattern: str) -> re.Pattern[str]:
 _CALC_LEAD = _rx(
     r"^(?:(?:what|how much) (?:do you get|do i get|does it make|would it be|would be|will it be|is it) (?:if|when) (?:you |i |we )?|"
     r"what(?:'s| is| does| do) (?:the )?(?:answer|result|total|value) (?:to|of|for) |"
-    r"(?:what(?:'s| is| does| do)|whats|how much (?:is|does|do|are)|how much's|calculate|compute|work out|figure out|solve|"
+    r"(?:what(?:'s| is| does| do)|whats|how much (?:is|does|do|are)|how much's|"
+    r"(?:calculate|compute|work out|figure out)(?: for me| for us)?|solve|"
     r"evaluate|do the math(?: on| for)?|quick math[,:]?|math[,:]?|can you (?:calculate|compute|work out|do)|"
     r"what|how much) )+"  # bare "what": the statement order after "tell me" ("what 5 times 7 is"); the rest must evaluate
 )
@@ -166,6 +167,8 @@ _VALUE = (  # longest first: "a quarter cup" is a quarter of a cup, not one "qua
 )
 _FRACTION = _rx(r"(?:(?P<n>\d+) |an? |one )?(?P<part>quarter|third|3rd)s?(?: of)?(?: an?)?")
 _AND_PART = _rx(r"(?P<whole>-?\d+(?:\.\d+)?) and (?P<part>a half|a quarter|3 quarters)")
+#: An amount with its part after the unit: "a mile and a quarter", "2 hours and a half".
+_UNIT_AND_PART = _rx(r"\b(an?|\d+(?:\.\d+)?) ([a-z]+) and (a half|a quarter|3 quarters)\b")
 _PARTS = {"a half": 0.5, "a quarter": 0.25, "3 quarters": 0.75, "quarter": 0.25, "third": 1 / 3, "3rd": 1 / 3}
 _UNIT = r"[a-z°µ][a-z°µ./²³' -]{0,30}?"
 _AS = r"(?:to|into|in|as|in terms of|converted to|converted into|expressed in)"
@@ -228,10 +231,9 @@ def _value(raw: str) -> float | None:
 
 def _one_unit(text: str) -> str:
     """Two-unit amounts in their first unit: "6 feet 2 in cm" → "6.166666666666667 feet in cm", "5'11\"" too;
-    "a mile and a half" → "1.5 mile"."""
+    "a mile and a half" → "1.5 mile", "2 pounds and a quarter" → "2.25 pounds"."""
     text = re.sub(r"\b(\d)' ?(\d{1,2})\b(?:\"|'')?", r"\1 feet \2", text)
-    text = re.sub(r"\b(?:an?|1) ([a-z]+) and a half\b", r"1.5 \1", text)
-    text = re.sub(r"\b(\d+(?:\.\d+)?) ([a-z]+) and a half\b", lambda m: f"{float(m[1]) + 0.5!r} {m[2]}", text)
+    text = _UNIT_AND_PART.sub(lambda m: f"{float(1 if m[1][0].isalpha() else m[1]) + _PARTS[m[3]]!r} {m[2]}", text)
     for rx, per, unit in _COMPOUND:
         text = rx.sub(functools.partial(_in_first_unit, per=per, unit=unit), text)
     return text

@@ -114,7 +114,7 @@ def _args(key: str, value: str, label: str) -> dict[str, str]:
 
 # A comma after the tool's word is a pause before its value ("set a timer, 4 minutes, for the steak"): the value must read.
 _TIMER_AFTER = _rx(
-    rf"(?:{_SET})?{_ART}(?:(?P<label>[a-z]+) )?(?:timer|countdown|count down)(?: going| on| running)?,?"
+    rf"(?:{_SET})?{_ART}(?:(?P<label>[a-z]+(?: [a-z]+)?) )?(?:timer|countdown|count down)(?: going| on| running)?,?"
     r"(?P<prep> (?:to go off|that goes off|going off|to ring|that rings|to end|that ends) (?:in|after)| for| from| of| to| at| on for|"
     r" going for| lasting| that lasts)? (?P<rest>.+)"
 )
@@ -306,6 +306,12 @@ def _reminder_text(text: str) -> str:
     return re.sub(r"^(?:to|that|so i|so that i|for|about|of)\s+", "", text.strip(" ,"), flags=re.IGNORECASE)
 
 
+#: "remind me turn off the stove" (no "to", as a learner says it) is "remind me to turn …": a task's common first verbs.
+_BARE_TASK = _rx(
+    r"\bremind me (?=(?:call|ring|phone|text|email|turn|switch|take|buy|get|pick|check|send|pay|feed|water|book|bring|go|"
+    r"put|clean|wash|collect|charge|drink|eat|walk|lock|order|renew|finish|pack|leave|visit|ask|tell|write|start|stop|"
+    r"make|cook|pray|study|do)\b)"
+)
 _WHEN_FIRST = _rx(r"(?P<when>.+?),? (?:please |can you |could you )?remind me (?P<body>(?:to|about|that) .+)")
 
 
@@ -314,7 +320,7 @@ def match_reminder(t: str) -> Intent | None:
 
 
 def _match_reminder(t: str) -> Intent | None:
-    n = words_to_numbers(t)
+    n = _BARE_TASK.sub("remind me to ", words_to_numbers(t))
     if (first := _WHEN_FIRST.fullmatch(n)) and (when := _moment(first["when"])) is not None:  # "in 20 minutes remind me to …"
         return Intent("set_reminder", {"text": _reminder_text(first["body"]), "when": when})
     m = _REMIND_LEAD.fullmatch(n)
