@@ -86,7 +86,8 @@ DEFAULT_VARIANTS = (
     "base-beam",
     "base-prompt",
     "base-beam-prompt",
-    "base-beam-prompt-w8m2",  # the app's default [[asr]]
+    "base-beam-prompt-w8m2",  # the app's default [[asr]] before its fixed prompt (and speech over a ducked answer's)
+    "base-beam-prompt-w8m2-init1",  # the app's default [[asr]]
 )
 
 

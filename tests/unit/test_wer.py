@@ -82,8 +82,9 @@ def test_the_bench_variant_parts_set_the_search_and_prompt_options() -> None:
         variant("tiny-init99", None)
 
 
-def test_the_opt_in_asr_initial_prompt_is_the_one_the_bench_measured_as_init1() -> None:
-    from app.settings_model import BASE_INITIAL_PROMPT
+def test_the_default_asr_initial_prompt_is_the_one_the_bench_measured_as_init1() -> None:
+    from app.settings_model import BASE_INITIAL_PROMPT, default_asr
     from bench.asr_wer import INITIAL_PROMPTS
 
     assert BASE_INITIAL_PROMPT == INITIAL_PROMPTS[1]
+    assert default_asr()[0].options["final_initial_prompt"] == INITIAL_PROMPTS[1]
