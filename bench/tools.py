@@ -48,7 +48,8 @@ tests: words said twice said once, a request said to Parley after talk to others
 after it, 24-hour spoken times, an amount's part after its unit, a value said before "set a timer": 86.5 / 81.4 ->
 100 / 100 % with the pre-match): it no longer measures unseen data. ``tools_heldout11.jsonl`` (164 utterances) was
 written blind, during the eleventh round, by a writer who had not seen the router's code, tests or results: it
-measures that round.
+measures that round. ``tools_heldout12.jsonl`` (158 utterances) was written blind, during the twelfth round, by a writer
+who had not seen the router's code, tests or results.
 """
 
 from __future__ import annotations
@@ -153,6 +154,7 @@ SETS = (
     "heldout9",
     "heldout10",
     "heldout11",
+    "heldout12",
     "tuning",
 )
 
