@@ -5,7 +5,9 @@ imports sounddevice lazily so that ``import app.audio`` works without PortAudio 
 library becomes :class:`~app.audio.errors.PortAudioMissingError` with the fix.
 
 Threading: PortAudio is not thread-safe for open/close/terminate. Every such call of
-:class:`SoundDeviceBackend` runs under one process-wide lock; callbacks never take it.
+:class:`SoundDeviceBackend` runs under one process-wide lock; callbacks never take it. A call waits
+at most ``LOCK_WAIT_S`` for that lock and then fails with :class:`AudioDeviceError`: a PortAudio call
+can block for ever inside a driver, and every later device call would otherwise wait behind it.
 Callbacks receive ``(buffer, frames, time_info, status)`` exactly as sounddevice's raw
 streams pass them (``time_info`` has ``inputBufferAdcTime``, ``outputBufferDacTime`` and
 ``currentTime`` in PortAudio stream-clock seconds; ``status`` has ``input_overflow`` and
@@ -16,7 +18,8 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -85,6 +88,11 @@ class AudioBackend(Protocol):
         ...
 
 
+#: How long a device call waits for the one before it. Seen: ``Pa_StartStream`` on PulseAudio's ALSA plugin never
+#: returning after a source was added; without a bound, closing, listing and re-scanning then hung behind it.
+LOCK_WAIT_S = 10.0
+
+
 class SoundDeviceBackend:
     """:class:`AudioBackend` over the real sounddevice module."""
 
@@ -93,26 +101,35 @@ class SoundDeviceBackend:
         self._lock = threading.RLock()
         self._open: weakref.WeakSet[Any] = weakref.WeakSet()
 
-    @property
-    def lock(self) -> threading.RLock:
-        return self._lock
+    @contextmanager
+    def held(self, what: str) -> Iterator[None]:
+        """The backend lock for ``what``, or :class:`AudioDeviceError` when another device call keeps it too long."""
+        if not self._lock.acquire(timeout=LOCK_WAIT_S):
+            raise AudioDeviceError(
+                f"the audio system did not answer: another audio device call has not returned for {LOCK_WAIT_S:.0f} s "
+                f"({what} not done); if this goes on, restart Parley"
+            )
+        try:
+            yield
+        finally:
+            self._lock.release()
 
     def query_devices(self) -> list[dict[str, Any]]:
-        with self._lock:
+        with self.held("listing the devices"):
             try:
                 return [dict(d) for d in self._sd.query_devices()]
             except self._sd.PortAudioError as e:
                 raise AudioDeviceError(f"PortAudio could not list the audio devices: {e}") from e
 
     def hostapi_names(self) -> list[str]:
-        with self._lock:
+        with self.held("listing the host APIs"):
             try:
                 return [str(h["name"]) for h in self._sd.query_hostapis()]
             except self._sd.PortAudioError as e:
                 raise AudioDeviceError(f"PortAudio could not list the audio host APIs: {e}") from e
 
     def default_index(self, direction: Direction) -> int:
-        with self._lock:
+        with self.held("finding the default device"):
             try:
                 return int(self._sd.query_devices(kind=direction)["index"])
             except (self._sd.PortAudioError, ValueError, KeyError):
@@ -120,7 +137,7 @@ class SoundDeviceBackend:
 
     def open(self, request: OpenRequest) -> RawStream:
         cls = self._sd.RawInputStream if request.direction == "input" else self._sd.RawOutputStream
-        with self._lock:
+        with self.held("opening a stream"):
             try:
                 stream = cls(
                     samplerate=request.rate,
@@ -141,7 +158,7 @@ class SoundDeviceBackend:
         return sum(1 for s in list(self._open) if not s.closed)
 
     def rescan(self) -> None:
-        with self._lock:
+        with self.held("re-scanning the devices"):
             if self.open_stream_count():
                 raise AudioDeviceError("cannot re-scan audio devices while streams are open; stop capture and playback first")
             self._sd._terminate()
@@ -169,7 +186,7 @@ class _LockedStream:
             return False
 
     def _call(self, name: str) -> None:
-        with self._backend.lock:
+        with self._backend.held(f"the stream's {name}"):
             try:
                 getattr(self._s, name)()
             except self._backend._sd.PortAudioError as e:
