@@ -43,7 +43,7 @@ from genx.assistant.prematch_hours import twelve_hour
 from genx.assistant.prematch_manage import match_cancel, match_list
 from genx.assistant.prematch_numbers import match_calc, match_convert
 from genx.assistant.prematch_regional import standard_words
-from genx.assistant.prematch_slang import plain_words
+from genx.assistant.prematch_slang import match_nudge, plain_words
 from genx.assistant.prematch_speech import addressed, collapse_repeats
 from genx.assistant.prematch_timers import match_alarm, match_reminder, match_timer
 
@@ -157,6 +157,7 @@ def clean_utterance(text: str) -> str:
 #: "how long is left on the timer" before a date).
 _MATCHERS: tuple[Callable[[str], Intent | None], ...] = (
     match_reminder,
+    match_nudge,
     match_list,
     match_cancel,
     match_timer,

@@ -6,13 +6,22 @@ transcriber writes for a number where only a number can stand: after "for" or "i
 to minutes" → "for two minutes", "in for hours" → "in four hours"), after "at" in a wake-up or an alarm ("wake me at for
 thirty" → "at four thirty"), and "too" for "to" after "remind me" ("remind me too call …"). Elsewhere the words stay:
 "I'm off to bed", "waiting for for ever" are no numbers. Whole words only, case-insensitively.
+
+:func:`match_nudge` reads a request for a nudge, "ping me" or "give me a shout", as what it asks: a reminder when it
+says what to do ("ping me in 10 minutes to stretch" is "remind me in 10 minutes to stretch"), else a timer when it says
+only how long ("nudge me in 20" is "set a timer for 20"). It must start the request: "my boss will ping me in 15 minutes"
+is news, not a request.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["plain_words"]
+from genx.assistant.intents import Intent
+from genx.assistant.prematch_timers import match_reminder, match_timer
+from genx.toolbox.numwords import words_to_numbers
+
+__all__ = ["match_nudge", "plain_words"]
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -54,3 +63,23 @@ def plain_words(text: str) -> str:
         for rx, repl in _AT_HOUR:
             text = rx.sub(repl, text)
     return text
+
+
+_NUDGE = _rx(r"(?:ping|nudge|buzz|poke) me|give me a (?:nudge|shout|buzz|ping|poke)")
+#: How long a nudge waits when no task is said: a count ("in 15": minutes, as a timer reads it) or a length of time.
+_WAIT = _rx(
+    r"in (?P<wait>\d+(?:\.\d+)?(?: and a half)?(?: (?:minutes?|mins?|hours?|hrs?|seconds?|secs?))?|"
+    r"(?:an?|half an?) (?:minute|hour)|(?:a )?(?:couple|few) (?:of )?(?:minutes|hours))"
+)
+
+
+def match_nudge(t: str) -> Intent | None:
+    """A nudge asked for at the start of ``t``, as a reminder or a timer, or ``None`` (module docstring)."""
+    if not (m := _NUDGE.match(t)):
+        return None
+    rest = t[m.end() :]
+    if re.search(r" to [a-z]", rest, re.IGNORECASE):
+        return match_reminder("remind me" + rest)
+    if wait := _WAIT.fullmatch(words_to_numbers(rest.strip())):
+        return match_timer(f"set a timer for {wait['wait']}")
+    return None

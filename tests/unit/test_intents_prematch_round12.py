@@ -140,3 +140,49 @@ def test_how_far_a_places_clock_is_from_ours_asks_its_time(text: str, place: str
 )
 def test_how_far_ahead_of_something_that_is_no_place_is_not_claimed(text: str) -> None:
     assert prematch(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "slots"),
+    [
+        ("nudge me in 40 minutes to take the washing out", {"text": "take the washing out", "when": "in 40 minutes"}),
+        ("can you give me a shout at 4 pm to ring the school", {"text": "ring the school", "when": "4 pm"}),
+        ("buzz me to stretch in an hour", {"text": "stretch", "when": "in an hour"}),
+    ],
+)
+def test_a_nudge_that_says_what_to_do_is_a_reminder(text: str, slots: dict[str, Any]) -> None:
+    _check(text, "set_reminder", slots)
+
+
+@pytest.mark.parametrize(
+    ("text", "duration"),
+    [("nudge me in twenty", "20 minutes"), ("give me a buzz in 2 hours", "2 hours"), ("hey, poke me in half an hour", "30 minutes")],
+)
+def test_a_nudge_that_says_only_how_long_is_a_timer(text: str, duration: str) -> None:
+    _check(text, "set_timer", {"duration": duration})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my boss will ping me in 15 minutes",
+        "ping me the link",
+        "ping me when you're done",
+        "give me a shout in the morning",
+        "ping me a message to say hi",
+    ],
+)
+def test_a_nudge_that_is_news_or_says_no_wait_is_not_claimed(text: str) -> None:
+    assert prematch(text) is None
+
+
+@pytest.mark.parametrize(
+    "text", ["anything set for Friday, reminders or timers", "anything coming up", "is there anything scheduled, timers and alarms"]
+)
+def test_anything_scheduled_asked_bare_lists_what_is_set(text: str) -> None:
+    _check(text, "list_timers", {})
+
+
+@pytest.mark.parametrize("text", ["anything else", "anything scheduled on the radio tonight", "anything set in stone yet"])
+def test_anything_about_other_things_is_not_a_list(text: str) -> None:
+    assert prematch(text) is None
