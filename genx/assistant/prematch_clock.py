@@ -177,6 +177,14 @@ _DATE: list[tuple[re.Pattern[str], bool]] = [  # (pattern, its date must parse);
     ),
     (_rx(rf"(?:on )?(?:what|which) {_DAY_WORDS} (?:does|did|will) (?P<date>.+?) (?:fall|land|be)(?: on)?{_YEAR}"), False),
     (_rx(rf"(?P<date>.+?) (?:is|was|will be|falls on) (?:on )?(?:what|which) {_DAY_WORDS}{_YEAR}"), True),
+    # the statement order, as after "I need to know": "what day the 4th of July falls on", "which day Easter is"
+    (
+        _rx(
+            rf"(?:what|which) {_DAY_WORDS} (?P<date>(?!(?:is|was|will|does|did|it|it's)\b).+?) "
+            rf"(?:falls on|fell on|will fall on|lands on|is on|was on|is|was|will be){_YEAR}"
+        ),
+        True,
+    ),
     (
         _rx(
             r"how many (?:more )?(?:days|weeks|months|sleeps)"

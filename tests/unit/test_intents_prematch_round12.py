@@ -186,3 +186,20 @@ def test_anything_scheduled_asked_bare_lists_what_is_set(text: str) -> None:
 @pytest.mark.parametrize("text", ["anything else", "anything scheduled on the radio tonight", "anything set in stone yet"])
 def test_anything_about_other_things_is_not_a_list(text: str) -> None:
     assert prematch(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "date"),
+    [
+        ("tell me which day Easter is", "5 April 2026"),
+        ("I wonder what day the 4th of July will fall on next year", "4 July 2027"),
+        ("I need to know what weekday the 20th of May is", "20 May 2026"),
+    ],
+)
+def test_a_day_question_in_statement_order_asks_the_day_of_its_date(text: str, date: str) -> None:
+    _check(text, "date_info", {"date": date})
+
+
+@pytest.mark.parametrize("text", ["I need to know what day the meeting is", "tell me what day my birthday falls on"])
+def test_a_day_question_about_something_that_is_no_date_is_not_claimed(text: str) -> None:
+    assert prematch(text) is None
