@@ -48,8 +48,16 @@ tests: words said twice said once, a request said to Parley after talk to others
 after it, 24-hour spoken times, an amount's part after its unit, a value said before "set a timer": 86.5 / 81.4 ->
 100 / 100 % with the pre-match): it no longer measures unseen data. ``tools_heldout11.jsonl`` (164 utterances) was
 written blind, during the eleventh round, by a writer who had not seen the router's code, tests or results: it
-measures that round. ``tools_heldout12.jsonl`` (158 utterances) was written blind, during the twelfth round, by a writer
-who had not seen the router's code, tests or results.
+measured that round (84.8 % intent / 77.1 % slots with the pre-match). The twelfth round tuned on it (30 of its 32
+pre-match failures fixed by general rules, each with new phrasings in the unit tests: slang leads, "gimme", "wanna";
+a number heard as a word where only a number stands, "a timer for to minutes", "wake me at for thirty"; a nudge as a
+reminder or a timer; how far a place's clock is from ours; fractions in a sum, a bill split by ways, paces, laps:
+84.8 / 77.1 -> 99.4 / 98.6 % with the pre-match): it no longer measures unseen data. Two are left: "how many grams is
+2 cups of sugar" (the units tool has no densities: a volume is no mass) and "how many days between March 1st and June
+1st" (the words are right; the date tool and the scorer read a bare day already past, "March 1st", as next year's).
+``tools_heldout12.jsonl`` (158 utterances) was written blind, during the twelfth round, by a writer who had not seen
+the router's code, tests or results (who saw this docstring's earlier rounds' figures, not their sets): it measures
+that round.
 """
 
 from __future__ import annotations

@@ -5,7 +5,9 @@
 please", "hey Parley,", "do one thing,", "reckon you could", "be so kind as to", trailing "please", "thank you very much";
 a hesitation inside it, "what's, uh, 6 times 8"; "would you mind setting …" is "set …";
 "whats", "dont" are "what's", "don't"; letters said one by one are one word, "u t c" → "utc"; a question
-mark between two questions is a comma; regional words are the common ones, :mod:`.prematch_regional`;
+mark between two questions is a comma; regional words are the common ones, :mod:`.prematch_regional`; slang is the plain
+words and a number heard as a word is the number where only a number stands, "gimme", "a timer for to minutes",
+:mod:`.prematch_slang`;
 a correction mid-sentence, "eight minutes, actually make it twelve", is the request it makes,
 :mod:`.prematch_correction`; words said twice are said once, "set a set a timer", and what is said to Parley
 after talk to others is the request, "Okay kids, quiet. Parley, …", :mod:`.prematch_speech`; a pet name after it,
@@ -41,16 +43,19 @@ from genx.assistant.prematch_hours import twelve_hour
 from genx.assistant.prematch_manage import match_cancel, match_list
 from genx.assistant.prematch_numbers import match_calc, match_convert
 from genx.assistant.prematch_regional import standard_words
+from genx.assistant.prematch_slang import match_nudge, plain_words
 from genx.assistant.prematch_speech import addressed, collapse_repeats
 from genx.assistant.prematch_timers import match_alarm, match_reminder, match_timer
 
 __all__ = ["clean_utterance", "prematch", "warm_prematch"]
 
+#: What "I want to …" is a request to do: work something out, or set one of the tools' things.
+_TO_DO = r"convert|calculate|work out|know|figure|set (?:a|an|the|my)\b|start (?:a|an|the)\b"
 _LEAD = re.compile(
     r"^(?:(?:(?:hey|hi|hello)(?: there)?|ok|okay|so(?: like)?|and|um|oh no|uh|erm|hmm|well|oh|alright|right|yo|parley|assistant|computer|"
     r"excuse me|sorry|good (?:morning|afternoon|evening)|yes|yeah|yep|yup|sure|google|alexa|siri|quick one|let's see|let me see)"
     r"\b[ ,]*)*"
-    r"(?:(?:can|could|would|will) you(?: please| maybe| possibly| perhaps| just| mind)?(?: quickly)?(?: be able to)?"
+    r"(?:(?:can|could|would|will) you(?: please| maybe| possibly| perhaps| just| mind)*(?: quickly)?(?: be able to)?"
     r"(?: tell me| let me know| check| say)?(?! (?:if|whether)\b) |please,? |kindly |"
     r"you (?=(?:set|make|start|remind|wake|cancel|tell|give|put|create|calculate|convert)\b)|"
     r"(?:(?:can|could|would) you )?do me a fav(?:ou)?r and |"
@@ -62,8 +67,9 @@ _LEAD = re.compile(
     r"be a dear and |(?:please )?be so kind as to |"
     r"go ahead and |i'd like you to |do one thing[ ,]+|(?:(?:do )?you |i )?reckon you (?:could|can|'d be able to) |"
     r"i want you to |i need you to |(?:do you )?mind telling me |any idea |(?:have you )?got any idea |do you happen to know |"
-    r"i need to (?=convert|calculate|work out|know|figure)|i want to (?=convert|calculate|work out|know|figure)|"
-    r"i'd like to (?=convert|calculate|work out|know|figure)|you can (?:go ahead and )?(?=cancel|stop|delete|set|turn off)|"
+    rf"i need to (?={_TO_DO})|(?:i )?want to (?={_TO_DO})|i'd like to (?={_TO_DO})|"
+    r"(?:sorry )?to (?:bother|trouble|interrupt) you,? (?:but )?|give me (?=[\d.]+ (?:times|plus|minus|divided by|over|multiplied by)\b)|"
+    r"remind me (?=what(?:'s| is)? (?:the )?(?:date|time|day)\b)|you can (?:go ahead and )?(?=cancel|stop|delete|set|turn off)|"
     r"(?:(?:can|could) you )?help me (?=convert|calculate|work out|set|figure))*",
     re.IGNORECASE,
 )
@@ -71,7 +77,7 @@ _TAIL = re.compile(
     r"(?:[ ,]+(?:please|thanks|thank you|"
     r"thank you very much|thanks very much|thank you so much|thanks so much|many thanks|and thanks|and thank you|thanks a lot|"
     r"cheers|for me|parley|ok|okay|if you can|if you could|"
-    r"real quick|quickly|i wonder|do you know|"
+    r"real quick|quickly|i wonder|do you know|by any chance|"
     r"would you|could you|can you|mate|buddy|roughly|approximately|exactly|more or less|or so))+$",
     re.IGNORECASE,
 )
@@ -92,7 +98,7 @@ _MIND_GERUND = re.compile(rf"\b((?:would|do) you mind(?: just| also)? )({'|'.joi
 
 #: Contractions heard or typed without their apostrophe ("whats the date in 3 weeks"); only words that are no other word.
 _BARE_CONTRACTION = re.compile(
-    r"\b(what|when|where|how|that|there)s\b|\b(i)m\b|\b(i|you|we|they)ve\b|\b(do|does|did|is|are|ca|was|were|would|could|should)nt\b",
+    r"\b(what|when|where|how|that|there|today|tomorrow|yesterday|tonight)s\b|\b(i)m\b|\b(i|you|we|they)ve\b|\b(do|does|did|is|are|ca|was|were|would|could|should)nt\b",
     re.IGNORECASE,
 )
 
@@ -139,7 +145,7 @@ def clean_utterance(text: str) -> str:
     t = _SPELT.sub(_spelt, t)
     t = _BARE_CONTRACTION.sub(_apostrophe, t)
     t = _MIND_GERUND.sub(lambda m: m[1] + _BASE[m[2].lower()], t)
-    t = twelve_hour(standard_words(_HESITATION.sub(_hesitation, t)))
+    t = twelve_hour(standard_words(plain_words(_HESITATION.sub(_hesitation, t))))
     for _ in range(3):
         t = _TAIL.sub("", _VOCATIVE.sub("", _LEAD.sub("", t))).strip(" ?!.,")
         if not _REMINDING.search(t):
@@ -151,6 +157,7 @@ def clean_utterance(text: str) -> str:
 #: "how long is left on the timer" before a date).
 _MATCHERS: tuple[Callable[[str], Intent | None], ...] = (
     match_reminder,
+    match_nudge,
     match_list,
     match_cancel,
     match_timer,

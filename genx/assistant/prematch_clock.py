@@ -29,7 +29,10 @@ def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
-_NOW = r"(?:(?: right)? now| currently| at the moment| at present| today| just now| there| here| over here| back home| at home)?"
+_NOW = (
+    r"(?:(?: right)? now| currently| at the moment| at the minute| at present| today| just now| there| here| over here| back home|"
+    r" at home)?"
+)
 _IN = r"(?:in|at|for|on|over in|over there in|down in|out in|up in|there in|back in|back home in|right now in|now in)"
 _PLACE = r"(?P<place>[^?]+?)"
 _TIME = [
@@ -59,6 +62,11 @@ _TIME_OF_PLACE = [
         rf"(?:the )?middle of the (?:night|day)|midnight|midday|noon|lunch ?time|bedtime|dinner ?time|{_HOUR}) (?:yet )?"
         rf"{_IN} {_PLACE}{_NOW}(?: yet)?"
     ),
+    # how far its clock is from ours, which the clock's answer shows: "how many hours behind us is Denver"
+    _rx(rf"how many hours (?:ahead|behind|ahead or behind|in front)(?: (?:of )?(?:us|me|here))? (?:is|are) {_PLACE}"),
+    _rx(rf"(?:what(?:'s| is) )?the time difference (?:with|to|between here and|between us and|from here to) {_PLACE}"),
+    # whether it is a decent hour there: "is it too early to ring my nan in Perth"
+    _rx(rf"is it (?:too|very|a bit|still too) (?:late|early) to (?:call|ring|phone|text|message|wake) [a-z' ]+? in {_PLACE}{_NOW}"),
     # the place in a clause around the question: "I'm calling my sister in Melbourne, what time is it there",
     # "what time is it where my brother lives, in Denver"
     _rx(rf"[^,]* (?:in|from) {_PLACE}, (?:so )?(?:what(?:'s| is) the time|what time is it) (?:there|over there){_NOW}"),
@@ -169,6 +177,14 @@ _DATE: list[tuple[re.Pattern[str], bool]] = [  # (pattern, its date must parse);
     ),
     (_rx(rf"(?:on )?(?:what|which) {_DAY_WORDS} (?:does|did|will) (?P<date>.+?) (?:fall|land|be)(?: on)?{_YEAR}"), False),
     (_rx(rf"(?P<date>.+?) (?:is|was|will be|falls on) (?:on )?(?:what|which) {_DAY_WORDS}{_YEAR}"), True),
+    # the statement order, as after "I need to know": "what day the 4th of July falls on", "which day Easter is"
+    (
+        _rx(
+            rf"(?:what|which) {_DAY_WORDS} (?P<date>(?!(?:is|was|will|does|did|it|it's)\b).+?) "
+            rf"(?:falls on|fell on|will fall on|lands on|is on|was on|is|was|will be){_YEAR}"
+        ),
+        True,
+    ),
     (
         _rx(
             r"how many (?:more )?(?:days|weeks|months|sleeps)"

@@ -78,11 +78,11 @@ _LIST = [
     _rx(r"(?:is|are) (?:my|the|an?|any) (?:[a-z0-9]+ )?(?:alarm|timer|reminder|countdown)s? (?:still )?"
         rf"(?:set|on|running|going|active|ticking|counting)(?: now| still)?(?: (?:for |on )?{_DAYS})?"),
     _rx(rf"what(?:'s| is) (?:the )?status of (?:my |the )?{_KINDS}"),
-    # nothing named: "what have I got set", "do I have anything scheduled for tomorrow"
+    # nothing named: "what have I got set", "do I have anything scheduled for tomorrow", "anything set, timers or alarms"
     _rx(rf"(?:what (?:have i got|do i have|have i|did i|is there|have you got)|"
-        rf"(?:do i have|have i got|is there|are there) (?:anything|something)) "
+        rf"(?:(?:do i have|have i got|is there|are there) )?anything|(?:do i have|have i got|is there|are there) something) "
         rf"(?:set|scheduled|set up|booked in|running|ticking|coming up)(?: (?:for |on )?{_DAYS})?"
-        rf"(?:,? (?:{_KINDS}|anything|or anything|and))*"),
+        rf"(?:,? (?:(?:or |and )?(?:{_KINDS}|anything)|and))*"),
     _rx(r"what(?:'s| is) (?:pending|scheduled|running|ticking)(?: right now| now)?|what are you timing(?: right now| now)?|"
         r"(?:list|show me|tell me|show) (?:everything|all) (?:you're|you are|that you're|that is) (?:timing|counting down)|"
         r"(?:list|show me|tell me|show|read me|read out|go through) (?:everything|all)(?: that's| that is| i've| i have| you've| you have)?"

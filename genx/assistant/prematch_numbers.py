@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 
 from genx.assistant.intents import Intent
 from genx.assistant.prematch_word_problems import WORD_PROBLEMS
@@ -48,8 +49,21 @@ _CALC_TAIL = _rx(
 )
 _DENOMINATORS = {"halves": 2, "thirds": 3, "quarters": 4, "fourths": 4, "fifths": 5, "sixths": 6, "sevenths": 7, "eighths": 8,
                  "ninths": 9, "tenths": 10}  # fmt: skip
+#: One part of a whole, as words_to_numbers leaves it ("a third" → "a 3rd"): its denominator.
+_ONE_PART = {"3rd": 3, "third": 3, "quarter": 4, "4th": 4, "fourth": 4, "5th": 5, "fifth": 5, "6th": 6, "sixth": 6, "7th": 7,
+             "seventh": 7, "8th": 8, "eighth": 8, "9th": 9, "ninth": 9, "10th": 10, "tenth": 10}  # fmt: skip
+_SUM_WORD = _rx(r"\b(?:plus|minus|times|multiplied|divided|over|add|subtract|take away)\b|[-+*/]")
+
+
+def _in_sum(m: re.Match[str], part: str) -> str:
+    """``part`` for a fraction said in a sum; the words as said elsewhere."""
+    return part if _SUM_WORD.search(m.string) else m[0]
+
+
 _TAKE = r"(?:take|start with|think of) (\d+(?:\.\d+)?),? (?:and |then |and then )"
-_SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied to numberised lower-case text
+_Rewrite = tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]
+#: Phrasings the calculator's own normaliser does not know, applied to numberised lower-case text.
+_SPOKEN: list[_Rewrite] = [
     (_rx(r"\b(?:a|1) dozen\b"), "12"),
     (_rx(r"\b(\d+) dozen\b"), r"(\1 * 12)"),
     (_rx(r"\b(\d+) and a half\b"), r"\1.5"),
@@ -83,12 +97,17 @@ _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied 
         ),
         r"\1 / \2",
     ),
+    # "a 45 dollar bill", before the splits: "split a 90 euro bill 3 ways"
+    (_rx(r"\ban? (\d+(?:\.\d+)?) (?:dollar|euro|pound) (?:bill|check|cheque|meal|tab)\b"), r"\1"),
     (_rx(r"\bdivide (\d+(?:\.\d+)?) (?:by|into) (\d+(?:\.\d+)?)"), r"\1 / \2"),
     (_rx(r"\b(?:split|share|divide) (\d+(?:\.\d+)?) (\d+) ways\b"), r"\1 / \2"),
     (_rx(r"^(?:split|share|divide) (\d+(?:\.\d+)?) (?:between|among|amongst) (\d+)(?: people| persons| friends| of us)?$"), r"\1 / \2"),
     (_rx(r"\b(\d+(?:\.\d+)?) (?:divided into|split (?:into|between|among|by)|shared (?:between|among|by)) (\d+(?:\.\d+)?)"), r"\1 / \2"),
     (_rx(r"\b(\d+) factorial\b"), r"factorial(\1)"),
     *((_rx(rf"\b(\d+) {word} of (\d+(?:\.\d+)?)"), rf"(\1 / {d}) * \2") for word, d in _DENOMINATORS.items()),
+    # parts in a sum: "3 eighths plus 1 quarter" (alone, "what's a quarter" asks what the word means)
+    (_rx(rf"\b(\d+) ({'|'.join(_DENOMINATORS)})\b"), lambda m: _in_sum(m, f"({m[1]} / {_DENOMINATORS[m[2]]})")),
+    (_rx(rf"\b(?:an?|1) ({'|'.join(_ONE_PART)})\b(?! of)"), lambda m: _in_sum(m, f"(1 / {_ONE_PART[m[1]]})")),
     (_rx(r"\bsqrt of\b"), "sqrt"),
     (_rx(r"\bnegative (?=\d)"), "-"),
     (_rx(r"\b(\d+)/(\d+) of (\d+(?:\.\d+)?)"), r"(\1 / \2) * \3"),
@@ -98,7 +117,6 @@ _SPOKEN = [  # phrasings the calculator's own normaliser does not know, applied 
     (_rx(r"\b(\d+(?:\.\d+)?) to the (?:2nd|second)(?: power)?"), r"\1 ** 2"),
     (_rx(r"\b(\d+(?:\.\d+)?) to the (?:3rd|third)(?: power)?"), r"\1 ** 3"),
     (_rx(r"\b(\d+(?:\.\d+)?) (?:raised )?to the (\d+)(?:st|nd|rd|th)(?: power)?"), r"\1 ** \2"),
-    (_rx(r"\ban? (\d+(?:\.\d+)?) (?:dollar|euro|pound) (?:bill|check|cheque|meal|tab)\b"), r"\1"),  # "a 45 dollar bill"
     (
         _rx(
             r"^(?:how much )?(?:should |do |would |must )?(?:(?:i|we) (?:should )?)?tip on (\d+(?:\.\d+)?)"
@@ -251,8 +269,9 @@ _SUBSTANCE = _rx(r"(?<=[a-z]) of (?:the |my )?[a-z]+(?: [a-z]+)?$")
 _OVEN = _rx(r"\b([1-9]) ([2-9]\d)(?= (?:degrees|fahrenheit|celsius|centigrade)\b)")
 
 
-#: A distance said as races are, "my run was 10k", "convert 5k to miles": kilometres (only where the amount ends, so "10k yen" is not).
-_RACE = _rx(r"\b(\d+(?:\.\d+)?) ?k\b(?=,|$| (?:to|in|into|as)\b)")
+#: A distance said as races are, "my run was 10k", "convert 5k to miles", "how far is a 5k in miles": kilometres (only
+#: where the amount ends, so "10k yen" is not).
+_RACE = _rx(r"\b(?:an? )?(\d+(?:\.\d+)?) ?k\b(?=,|$| (?:to|in|into|as)\b)")  # "a 5k" is one race of 5 km
 
 
 def match_convert(t: str) -> Intent | None:

@@ -11,7 +11,9 @@ having some and giving or getting some ("I have 20 apples and give away 7, how m
 do I have left"), a rate over a stretch of time ("if I save 35 a week, how much will I have after 52 weeks")
 and a total shared ("we won 900 and there are 4 of us, how much does each of us get"; "dinner was 60 and
 there's 3 of us, how much each"; "we're 4 and the bill came to 80, how much each"), groups of a number each ("3 boxes with
-24 eggs in each, how many eggs is that"). What is left must
+24 eggs in each, how many eggs is that"), a pace from a distance and its time ("if I run 5 km in 27 minutes, how many
+minutes per km is that"; the time and the distance must be the ones asked about), and laps of a pool or a track
+("how many lengths of a 50 metre pool is 2000 metres"). What is left must
 still evaluate before the pre-match claims it.
 """
 
@@ -41,6 +43,14 @@ _EACH_SHARE = (
     r"(?:get|have|take home|receive|take|pay|owe|put in)|(?:how much|what)(?:'s| is)?(?: (?:that|it))? "
     r"(?:each|per (?:person|head)|a head|apiece)(?: then)?)"
 )
+_DIST = r"(km|kilometre|kilometer|mile|lap|length)s?"  # the unit's singular is group 2, said again after "per"
+_SPAN = r"(minute|hour|second)s"
+#: A distance done in a time: "I run 5 km in 27 minutes", "she cycled 40 miles in 2 hours".
+_DONE = (
+    rf"^(?:if )?{_WHO} (?:run|ran|walk|walked|cycle|cycled|ride|rode|swim|swam|drive|drove|do|did|jog|jogged|hike|hiked)s? "
+    rf"(\d+(?:\.\d+)?) ?{_DIST} in (\d+(?:\.\d+)?) ?{_SPAN},? "
+)
+_PACE_END = r"(?: is that| is it| was that| was it| am i doing| are we doing| pace| on average)?$"
 _HAVE = rf"^(?:if )?{_WHO} (?:have|had|has|got) (\d+) {_THINGS},? and (?:{_WHO} )?"
 
 WORD_PROBLEMS: list[tuple[re.Pattern[str], str]] = [
@@ -83,6 +93,14 @@ WORD_PROBLEMS: list[tuple[re.Pattern[str], str]] = [
          rf"how many(?: {_THINGS})? (?:is that|are there|is it|does that make|do (?:i|we|you) have)"
          r"(?: altogether| in total| all together)?$"),
      r"\1 * \2"),
+    # a pace: "if I run 5 km in 27 minutes how many minutes per km is that" (the same words for the time and the distance)
+    (_rx(rf"{_DONE}(?:how many|what(?:'s| is) (?:that|my|the) in) \4s (?:per|a|an|each|every) \2{_PACE_END}"), r"\3 / \1"),
+    # a speed: "if she cycled 40 miles in 2 hours, how many miles an hour is that"
+    (_rx(rf"{_DONE}how many \2s? (?:per|a|an|each|every) \4{_PACE_END}"), r"\1 / \3"),
+    # laps of a pool or a track: "how many lengths of a 50 metre pool is 2000 metres"
+    (_rx(r"^how many (?:laps|lengths) (?:of|in) (?:an? |the )?(\d+(?:\.\d+)?) ?(metre|meter|m|yard)s? (?:pool|track)"
+         r" (?:is|are|makes?|would be|do i need (?:to (?:swim|run|do) )?(?:for|to make|to do)?) ?(\d+(?:\.\d+)?) ?\2s?$"),
+     r"\3 / \1"),
     # having some and giving or getting some: "if I have 20 apples and give away 7, how many do I have left"
     (_rx(rf"{_HAVE}(?:give|gave|lose|lost|eat|ate|use|used|sell|sold|spend|spent|break|broke)(?: away)? (\d+)(?: of them)?,? "
          rf"how many (?:do|would|will|did|does) {_WHO} have(?: left)?$"),

@@ -1,0 +1,85 @@
+"""Casual speech the pre-match reads as the plain words: slang leads, and Whisper's homophones of a number.
+
+:func:`plain_words` rewrites a small table of slang ("gimme" → "give me", "wanna" → "want to", "gonna" → "going to";
+"I wanna be reminded to …" → "remind me to …"; "gonna need a reminder …" → "I need a reminder …") and the words a
+transcriber writes for a number where only a number can stand: after "for" or "in" before a unit of time ("a timer for
+to minutes" → "for two minutes", "in for hours" → "in four hours"), after "at" in a wake-up or an alarm ("wake me at for
+thirty" → "at four thirty"), and "too" for "to" after "remind me" ("remind me too call …"). Elsewhere the words stay:
+"I'm off to bed", "waiting for for ever" are no numbers. Whole words only, case-insensitively.
+
+:func:`match_nudge` reads a request for a nudge, "ping me" or "give me a shout", as what it asks: a reminder when it
+says what to do ("ping me in 10 minutes to stretch" is "remind me in 10 minutes to stretch"), else a timer when it says
+only how long ("nudge me in 20" is "set a timer for 20"). It must start the request: "my boss will ping me in 15 minutes"
+is news, not a request.
+"""
+
+from __future__ import annotations
+
+import re
+
+from genx.assistant.intents import Intent
+from genx.assistant.prematch_timers import match_reminder, match_timer
+from genx.toolbox.numwords import words_to_numbers
+
+__all__ = ["match_nudge", "plain_words"]
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+_TIME_UNIT = r"(?= (?:and a half )?(?:minutes?|mins?|hours?|hrs?|seconds?|secs?)\b)"
+#: What follows the hour of a clock time said in words: "thirty", "fifteen", "o'clock", "am", "pm".
+_CLOCK_REST = r"(?= (?:o'clock|oh [a-z]+|[ap]\.?m\.?|thirty|fifteen|forty[- ]five|twenty|ten|five|fifty|\d\d)\b)"
+_WAKE = _rx(r"\b(?:wake|alarm|get me up|get up)\b")
+
+_SLANG: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (_rx(pattern), repl)
+    for pattern, repl in (
+        (r"\bgimme\b", "give me"),
+        (r"\bwanna\b", "want to"),
+        (r"\bgonna\b", "going to"),
+        (r"\bgotta\b", "got to"),
+        # being reminded, asked for: "I'd like to be reminded to …" is "remind me to …"
+        (r"\b(?:i(?:'d| would) like|(?:i )?(?:want|need|wish)) to be reminded\b", "remind me"),
+        (r"\b(?:i'm |i am )?going to need (?=(?:a|an) (?:reminder|alarm|timer)\b)", "I need "),
+        # a number heard as a word where only a number can stand
+        (rf"\b(for|in) (?:to|too)\b{_TIME_UNIT}", r"\1 two"),
+        (rf"\b(for|in) (?:for|fore)\b{_TIME_UNIT}", r"\1 four"),
+        (r"\b(remind (?:me|us|him|her|them)) too\b", r"\1 to"),
+    )
+)
+_AT_HOUR: tuple[tuple[re.Pattern[str], str], ...] = (
+    (_rx(rf"\bat (?:to|too)\b{_CLOCK_REST}"), "at two"),
+    (_rx(rf"\bat (?:for|fore)\b{_CLOCK_REST}"), "at four"),
+)
+
+
+def plain_words(text: str) -> str:
+    """``text`` with the table's slang and number homophones rewritten (module docstring)."""
+    for rx, repl in _SLANG:
+        text = rx.sub(repl, text)
+    if _WAKE.search(text):
+        for rx, repl in _AT_HOUR:
+            text = rx.sub(repl, text)
+    return text
+
+
+_NUDGE = _rx(r"(?:ping|nudge|buzz|poke) me|give me a (?:nudge|shout|buzz|ping|poke)")
+#: How long a nudge waits when no task is said: a count ("in 15": minutes, as a timer reads it) or a length of time.
+_WAIT = _rx(
+    r"in (?P<wait>\d+(?:\.\d+)?(?: and a half)?(?: (?:minutes?|mins?|hours?|hrs?|seconds?|secs?))?|"
+    r"(?:an?|half an?) (?:minute|hour)|(?:a )?(?:couple|few) (?:of )?(?:minutes|hours))"
+)
+
+
+def match_nudge(t: str) -> Intent | None:
+    """A nudge asked for at the start of ``t``, as a reminder or a timer, or ``None`` (module docstring)."""
+    if not (m := _NUDGE.match(t)):
+        return None
+    rest = t[m.end() :]
+    if re.search(r" to [a-z]", rest, re.IGNORECASE):
+        return match_reminder("remind me" + rest)
+    if wait := _WAIT.fullmatch(words_to_numbers(rest.strip())):
+        return match_timer(f"set a timer for {wait['wait']}")
+    return None
