@@ -57,7 +57,7 @@ reminder or a timer; how far a place's clock is from ours; fractions in a sum, a
 1st" (the words are right; the date tool and the scorer read a bare day already past, "March 1st", as next year's).
 ``tools_heldout12.jsonl`` (158 utterances) was written blind, during the twelfth round, by a writer who had not seen
 the router's code, tests or results (who saw this docstring's earlier rounds' figures, not their sets): it measures
-that round.
+that round (89.2 % intent / 83.7 % slots with the pre-match).
 """
 
 from __future__ import annotations
