@@ -5,7 +5,7 @@ offline intent router for the in-process model or native tool calls for the
 others, every path through :class:`~genx.toolrounds.ToolRounds`), the
 deterministic pre-match (:mod:`.prematch`, its phrasings per tool in
 :mod:`.prematch_clock`, :mod:`.prematch_numbers`, :mod:`.prematch_timers`),
-whether a slot value reads with its tool's parser (:mod:`.slot_reads`), intents
+whether a slot value reads with its tool's parser (:mod:`.slot_reads`), how their patterns compile (:mod:`.patterns`), intents
 and the router rules built from the tool schemas (:mod:`.intents`), the
 grammar-constrained model router (:mod:`.router`) and the guards that make it
 a fallback only (:mod:`.fallback`), a routed call as a two-turn generator (:mod:`.direct`), the

@@ -27,6 +27,7 @@ import logging
 import re
 
 from genx.assistant.intents import Intent
+from genx.assistant.patterns import rx as _rx
 from genx.assistant.router import ModelRouter, RouteResult
 from genx.assistant.slot_reads import reads, units_convert
 from genx.deadline import within
@@ -36,9 +37,6 @@ __all__ = ["ROUTER_BUDGET_S", "model_fallback", "said", "trusted", "values_read"
 
 log = logging.getLogger(__name__)
 
-
-def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
 
 
 _NUMBER = (

@@ -20,13 +20,11 @@ from __future__ import annotations
 import re
 
 from genx.assistant.intents import Intent
+from genx.assistant.patterns import rx as _rx
 from genx.assistant.slot_reads import read_match, reads
 
 __all__ = ["match_date", "match_time"]
 
-
-def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
 
 
 _NOW = (

@@ -18,13 +18,11 @@ from __future__ import annotations
 
 import re
 
+from genx.assistant.patterns import rx as _rx
 from genx.toolbox.numwords import words_to_numbers
 
 __all__ = ["corrected", "starts_with_correction"]
 
-
-def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
 
 
 _MARK = r"(?:actually|sorry|no wait|wait|no|nope|i mean|i meant|or rather|rather|scratch that|correction|oops|my bad|my mistake)"

@@ -16,13 +16,11 @@ from __future__ import annotations
 import re
 
 from genx.assistant.intents import Intent
+from genx.assistant.patterns import rx as _rx
 from genx.toolbox.numwords import words_to_numbers
 
 __all__ = ["match_cancel", "match_list"]
 
-
-def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
 
 
 _KINDS = r"(?:timers?|alarms?|reminders?|countdowns?)"

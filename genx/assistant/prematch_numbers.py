@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable
 
 from genx.assistant.intents import Intent
+from genx.assistant.patterns import rx as _rx
 from genx.assistant.prematch_word_problems import WORD_PROBLEMS
 from genx.errors import ToolFailure
 from genx.toolbox.calc import evaluate, normalise_expression
@@ -29,9 +30,6 @@ from genx.toolbox.units import convert, meant_units, money_pair
 
 __all__ = ["match_calc", "match_convert"]
 
-
-def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
 
 
 # Words around arithmetic that are not part of it: "what do you get if you multiply …", "… equal?".

@@ -18,14 +18,12 @@ from __future__ import annotations
 import re
 
 from genx.assistant.intents import Intent
+from genx.assistant.patterns import rx as _rx
 from genx.assistant.prematch_timers import match_reminder, match_timer
 from genx.toolbox.numwords import words_to_numbers
 
 __all__ = ["match_nudge", "plain_words"]
 
-
-def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
 
 
 _TIME_UNIT = r"(?= (?:and a half )?(?:minutes?|mins?|hours?|hrs?|seconds?|secs?)\b)"

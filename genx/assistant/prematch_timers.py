@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable
 
 from genx.assistant.intents import Intent
+from genx.assistant.patterns import rx as _rx
 from genx.assistant.prematch_correction import starts_with_correction
 from genx.assistant.slot_reads import read_match, reads
 from genx.toolbox.numwords import words_to_numbers
@@ -28,9 +29,6 @@ from genx.toolbox.reminders.repeat import has_repeat_words, split_repeat
 
 __all__ = ["match_alarm", "match_reminder", "match_timer"]
 
-
-def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
 
 
 def _is_span(text: str) -> bool:

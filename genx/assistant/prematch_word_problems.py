@@ -21,11 +21,10 @@ from __future__ import annotations
 
 import re
 
+from genx.assistant.patterns import rx as _rx
+
 __all__ = ["WORD_PROBLEMS"]
 
-
-def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
 
 
 _NUM = r"(\d+(?:\.\d+)?|\(\d+ / 100\))"  # a price: "14.50", "(50 / 100)" (50 cents)
