@@ -1,9 +1,11 @@
 """A short soak in ``./dev test``: spoken turns with barge-ins through the PulseAudio virtual devices (``bench/soak.py``'s
 machinery), and nothing is lost or leaks.
 
-Five counted turns after an uncounted warm-up, the third a long answer cut by a spoken "stop". Growth is measured from
-the end of the second counted turn (the models' first allocations). A turn whose answer came later than the bench's
-15 s (a loaded machine) is noted, not failed; a turn with no answer at all fails.
+Five counted turns after an uncounted warm-up, the fourth a long answer cut by a spoken "Stop talking." (the bench's
+fourth interruption; its third, "Hold on.", is misheard by Whisper base over a ducked answer in some runs, read "Got
+it." and "Oh, dog." in two CI runs: a turn-taking weakness measured by ``bench/turn_taking.py``, not what this test is
+about). Growth is measured from the end of the second counted turn (the models' first allocations). A turn whose
+answer came later than the bench's 15 s (a loaded machine) is noted, not failed; a turn with no answer at all fails.
 Generous guards only: the hour-long figures are the bench's (``python bench/soak.py --turns 200``).
 """
 
@@ -29,7 +31,7 @@ RSS_GUARD_MB = 150.0
 
 
 async def test_spoken_turns_with_barge_ins_lose_no_turn_and_leak_no_fd_thread_or_task(pulse_env: PulseServer) -> None:
-    args = argparse.Namespace(turns=5, bargein_every=3, warmup=2, trace=False, no_trim=False, turn_detection="smart-turn")
+    args = argparse.Namespace(turns=5, bargein_every=4, warmup=2, trace=False, no_trim=False, turn_detection="smart-turn")
     args.json = args.verbose = False
     res = await soak(args, pulse_env)
     table = "\n".join(
