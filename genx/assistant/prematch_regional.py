@@ -8,13 +8,12 @@ reminder's text keeps its own words ("put the sunnies in the car this arvo" → 
 
 from __future__ import annotations
 
-import re
+from genx.assistant.patterns import rewrite, rewrites
 
 __all__ = ["standard_words"]
 
-_TABLE: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern, re.IGNORECASE), repl)
-    for pattern, repl in (
+_TABLE = rewrites(
+    (
         (r"\barvo\b", "afternoon"),  # Australian: "this arvo", "Sunday arvo"
         (r"\b(today|tomorrow|tonight|now|this (?:morning|afternoon|evening)) itself\b", r"\1"),  # Indian: emphatic "itself"
         (r"\b(an?) wee (?=(?:[a-z]+ )?(?:timer|countdown|alarm|reminder)\b)", r"\1 "),  # Scottish: "a wee timer"
@@ -26,6 +25,4 @@ _TABLE: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 
 def standard_words(text: str) -> str:
     """``text`` with the table's regional words rewritten (module docstring)."""
-    for rx, repl in _TABLE:
-        text = rx.sub(repl, text)
-    return text
+    return rewrite(text, _TABLE)

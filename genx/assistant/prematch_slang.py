@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from genx.assistant.intents import Intent
+from genx.assistant.patterns import rewrite, rewrites
 from genx.assistant.patterns import rx as _rx
 from genx.assistant.prematch_timers import match_reminder, match_timer
 from genx.toolbox.numwords import words_to_numbers
@@ -31,9 +32,8 @@ _TIME_UNIT = r"(?= (?:and a half )?(?:minutes?|mins?|hours?|hrs?|seconds?|secs?)
 _CLOCK_REST = r"(?= (?:o'clock|oh [a-z]+|[ap]\.?m\.?|thirty|fifteen|forty[- ]five|twenty|ten|five|fifty|\d\d)\b)"
 _WAKE = _rx(r"\b(?:wake|alarm|get me up|get up)\b")
 
-_SLANG: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (_rx(pattern), repl)
-    for pattern, repl in (
+_SLANG = rewrites(
+    (
         (r"\bgimme\b", "give me"),
         (r"\bwanna\b", "want to"),
         (r"\bgonna\b", "going to"),
@@ -47,20 +47,18 @@ _SLANG: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\b(remind (?:me|us|him|her|them)) too\b", r"\1 to"),
     )
 )
-_AT_HOUR: tuple[tuple[re.Pattern[str], str], ...] = (
-    (_rx(rf"\bat (?:to|too)\b{_CLOCK_REST}"), "at two"),
-    (_rx(rf"\bat (?:for|fore)\b{_CLOCK_REST}"), "at four"),
+_AT_HOUR = rewrites(
+    (
+        (rf"\bat (?:to|too)\b{_CLOCK_REST}", "at two"),
+        (rf"\bat (?:for|fore)\b{_CLOCK_REST}", "at four"),
+    )
 )
 
 
 def plain_words(text: str) -> str:
     """``text`` with the table's slang and number homophones rewritten (module docstring)."""
-    for rx, repl in _SLANG:
-        text = rx.sub(repl, text)
-    if _WAKE.search(text):
-        for rx, repl in _AT_HOUR:
-            text = rx.sub(repl, text)
-    return text
+    text = rewrite(text, _SLANG)
+    return rewrite(text, _AT_HOUR) if _WAKE.search(text) else text
 
 
 _NUDGE = _rx(r"(?:ping|nudge|buzz|poke) me|give me a (?:nudge|shout|buzz|ping|poke)")
