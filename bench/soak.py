@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import concurrent.futures
 import gc
 import json
 import os
@@ -115,6 +116,22 @@ async def quiet_counts(readings: int = 5, every_s: float = 0.1) -> tuple[int, in
     return min(fds), min(threads), min(tasks)
 
 
+def fill_default_executor(loop: asyncio.AbstractEventLoop) -> int:
+    """Give ``loop`` a default executor of Python's own size with every worker already started; its size.
+
+    ``asyncio.to_thread`` starts the default pool's workers lazily, one more each time more calls overlap than ever
+    before (a barge-in turn overlaps decodes, the turn check and synthesis), and a worker then lives as long as the
+    pool: a pool reaching its bound at turn 40 would read as a leaked thread. Started up front, any later thread is
+    one the loop made."""
+    size = min(32, (os.cpu_count() or 1) + 4)  # ThreadPoolExecutor's default on this Python
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=size, thread_name_prefix="asyncio")
+    everyone = threading.Barrier(size)
+    for f in [pool.submit(everyone.wait, 10.0) for _ in range(size)]:
+        f.result()  # each wait returns only once all `size` workers are running at once
+    loop.set_default_executor(pool)
+    return size
+
+
 KEEP_RECORDING_S = 120.0  # a turn reads back at most its own last minute
 
 
@@ -137,6 +154,7 @@ async def _soak(args: argparse.Namespace, server: PulseServer, work: Path) -> di
     error_notes: list[str] = []  # what each loop error said (the count alone does not tell a defect from a hiccup)
     ns = argparse.Namespace(eot_ms=500, turn_detection=args.turn_detection, no_aec=False, verbose=False)
     bench = Bench(server, ns, work / "run")
+    fill_default_executor(asyncio.get_running_loop())
     trimmer = None if args.no_trim else bench.session.trimmer
     bench.session.trimmer = trimmer
     bench.start_recording(keep_s=KEEP_RECORDING_S)

@@ -43,5 +43,5 @@ async def test_spoken_turns_with_barge_ins_lose_no_turn_and_leak_no_fd_thread_or
     assert res["lost_turns"] == 0, res  # every answer the loop finished is in the store
     assert res["loop_errors"] == 0 and res["unanswered"] == 0, res["notes"]
     assert res["answered"] >= res["turns"], res
-    assert res["fd_growth"] <= 0 and res["thread_growth"] <= 0 and res["task_growth"] <= 0, table
+    assert res["fd_growth"] <= 0 and res["thread_growth"] <= 0 and res["task_growth"] <= 0, (table, res["new_threads"])
     assert res["rss_growth_mb"] < RSS_GUARD_MB, table

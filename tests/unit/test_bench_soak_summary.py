@@ -31,3 +31,21 @@ def test_rss_growth_is_measured_from_the_end_of_the_warm_up_to_the_settled_last_
     # the lowest of the last two (a quarter of the 9 turns from the warm-up's end): 845, minus the warm-up turn's 800
     assert res["rss_growth_mb"] == 45.0
     assert res["rss_growth_raw_mb"] == -50.0  # last sample minus the first
+
+
+def test_the_filled_default_executor_starts_no_thread_when_its_calls_overlap_as_much_as_it_allows() -> None:
+    import asyncio
+    import threading
+
+    from bench.soak import fill_default_executor
+
+    async def burst() -> tuple[int, int, int]:
+        size = fill_default_executor(asyncio.get_running_loop())
+        before = threading.active_count()
+        gate = threading.Barrier(size)  # every call waits until `size` of them run at once: the pool's full width
+        await asyncio.gather(*(asyncio.to_thread(gate.wait, 10.0) for _ in range(size)))
+        return size, before, threading.active_count()
+
+    size, before, after = asyncio.run(burst())
+    assert size >= 5  # Python's default is the CPU count + 4
+    assert after == before
