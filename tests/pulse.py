@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pulse_ring import MarkRing, SampleRing
 
 SPEAKER_SINK = "parley_speaker"
 SPEAKER_MONITOR = "parley_speaker.monitor"
@@ -103,8 +104,10 @@ class Recorder:
         self.keep_s = keep_s  # with keep: hold only about the last keep_s seconds (a long soak), indices stay absolute
         self.latency_ms = latency_ms
         self._buf = bytearray()
-        self._base = 0  # absolute index of the first sample still in _buf
         self._marks: list[tuple[float, int]] = []
+        # with keep_s: fixed rings, their whole size taken now (a soak's figure is the loop's memory, not ours)
+        self._ring = SampleRing(int(rate * (keep_s + 1.0))) if keep and keep_s is not None else None
+        self._mark_ring = MarkRing(int(250 * (keep_s + 1.0))) if self._ring is not None and keep_s is not None else None
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._thread: threading.Thread | None = None
@@ -141,14 +144,13 @@ class Recorder:
             now = time.monotonic()
             with self._lock:
                 self.total_bytes += len(data)
+                if self._ring is not None and self._mark_ring is not None:
+                    self._ring.write(data)
+                    self._mark_ring.add(now, self.total_bytes // 2)
+                    continue
                 self._marks.append((now, self.total_bytes // 2))
                 if self.keep:
                     self._buf += data
-                    if self.keep_s is not None and len(self._buf) > 3 * self.rate * self.keep_s:  # > 1.5 x keep_s of int16
-                        drop = len(self._buf) // 2 - int(self.rate * self.keep_s)
-                        del self._buf[: 2 * drop]
-                        self._base += drop
-                        self._marks = [m for m in self._marks if m[1] >= self._base]
                 elif len(self._marks) > 64:
                     del self._marks[:32]
 
@@ -175,15 +177,16 @@ class Recorder:
         """The recorded samples ``[start:stop]`` so far (a copy; a long run's benches read pieces, not all of it).
         With ``keep_s``, what is older than the kept window is gone: the copy starts at the oldest sample kept."""
         with self._lock:
-            base = self._base
-            n = base + len(self._buf) // 2
-            end = n if stop is None else max(base, min(n, stop))
-            begin = max(base, min(start, end))
-            return np.frombuffer(bytes(self._buf[2 * (begin - base) : 2 * (end - base)]), dtype="<i2").copy()
+            if self._ring is not None:
+                return self._ring.read(start, self._ring.total if stop is None else stop)
+            n = len(self._buf) // 2
+            end = n if stop is None else max(0, min(n, stop))
+            begin = max(0, min(start, end))
+            return np.frombuffer(bytes(self._buf[2 * begin : 2 * end]), dtype="<i2").copy()
 
     def marks(self) -> list[tuple[float, int]]:
         with self._lock:
-            return list(self._marks)
+            return self._mark_ring.pairs() if self._mark_ring is not None else list(self._marks)
 
     def time_of(self, index: int | np.ndarray) -> float | np.ndarray:
         """Estimated capture time (monotonic seconds) of sample ``index``."""
