@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 
 ARENA_MAX = 4  # malloc arenas: the event loop and a few model threads contend little at 4; glibc's default is 8 x cores
 _M_ARENA_MAX = -8  # mallopt parameter (malloc.h)
+_M_MMAP_THRESHOLD = -3  # mallopt parameter: setting it also turns glibc's dynamic threshold off
 
 
 def _glibc() -> Any:
@@ -56,12 +57,15 @@ def no_mkl_buffer_cache() -> None:
     os.environ.setdefault(MKL_FAST_MM_ENV, "1")
 
 
-def apply_at_start(arenas: int = ARENA_MAX, *, mkl_cache: bool = False) -> None:
+def apply_at_start(arenas: int = ARENA_MAX, *, mkl_cache: bool = False, mmap_threshold_kb: int = 0) -> None:
     """The whole policy, before any model or thread exists (``python -m app`` and the soak bench call it).
 
-    ``arenas`` 0: glibc's own arena count; ``mkl_cache``: leave oneMKL's buffer cache on (to compare)."""
+    ``arenas`` 0: glibc's own arena count; ``mkl_cache``: leave oneMKL's buffer cache on (to compare);
+    ``mmap_threshold_kb`` > 0: a fixed mmap threshold (to compare; 0 keeps glibc's dynamic one)."""
     if arenas > 0:
         limit_arenas(arenas)
+    if mmap_threshold_kb > 0:
+        fix_mmap_threshold(mmap_threshold_kb)
     if not mkl_cache:
         no_mkl_buffer_cache()
 
@@ -71,6 +75,14 @@ def limit_arenas(n: int = ARENA_MAX) -> bool:
     if _LIBC is None:
         return False
     return bool(_LIBC.mallopt(ctypes.c_int(_M_ARENA_MAX), ctypes.c_int(n)))
+
+
+def fix_mmap_threshold(kb: int) -> bool:
+    """Blocks of at least ``kb`` KiB get their own mapping, returned to the system when freed (glibc otherwise
+    raises the threshold after each large free, so later large buffers land in the heaps); False if not glibc."""
+    if _LIBC is None:
+        return False
+    return bool(_LIBC.mallopt(ctypes.c_int(_M_MMAP_THRESHOLD), ctypes.c_int(kb * 1024)))
 
 
 def trim() -> bool:

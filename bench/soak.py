@@ -215,6 +215,7 @@ async def _soak(args: argparse.Namespace, server: PulseServer, work: Path) -> di
     return summarize(samples, args.warmup, done=done, stored=stored, loop_errors=loop_errors, error_notes=error_notes) | {
         "trim": not args.no_trim,
         "arenas": 0 if args.no_trim else getattr(args, "arenas", 0),
+        "mmap_threshold_kb": getattr(args, "mmap_threshold_kb", 0),
         "grown_types": grown_types,
         "new_threads": new_threads,
         "heap_growth_by_line": heap,
@@ -285,6 +286,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--trace", action="store_true", help="tracemalloc after the warm-up: the Python heap's growth by source line")
     p.add_argument("--no-trim", action="store_true", help="without the app's memory policy (malloc arenas, trim after each turn)")
     p.add_argument("--arenas", type=int, default=memory_policy.ARENA_MAX, help="malloc arenas (the app's cap; 0: glibc's default)")
+    p.add_argument("--mmap-threshold-kb", type=int, default=0, help="a fixed malloc mmap threshold (0: glibc's dynamic one)")
     p.add_argument("--mkl-cache", action="store_true", help="keep oneMKL's buffer cache on (the app turns it off)")
     p.add_argument("--max-minutes", type=float, default=0.0, help="stop after the turn that ends past this many minutes (0: none)")
     p.add_argument("--json", action="store_true", help="print one JSON line at the end")
@@ -294,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     t0 = time.monotonic()
     if not args.no_trim:  # as the app does at start, before the models' threads exist
-        memory_policy.apply_at_start(args.arenas, mkl_cache=args.mkl_cache)
+        memory_policy.apply_at_start(args.arenas, mkl_cache=args.mkl_cache, mmap_threshold_kb=args.mmap_threshold_kb)
     res = asyncio.run(soak(args))
     res["wall_s"] = round(time.monotonic() - t0, 1)
     res.pop("samples")
