@@ -23,6 +23,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+from genx.agentkit.backchannel import WRITTEN_STOP_PHRASES
 from genx.agentkit.core import LoopCore
 from genx.agentkit.events import ErrorKind, UserPartial
 from genx.agentkit.mic import blob_len
@@ -40,6 +41,7 @@ PROVISIONAL = "provisional"
 UTTERANCE = "utterance"
 PROMPT = "prompt"  # utterance BOS meta key: the conversation's last turn (genx.local.asr.PROMPT)
 OVER_ANSWER = "over_answer"  # utterance BOS meta key: speech over a ducked answer (genx.local.asr.OVER_ANSWER)
+LISTEN_FOR = "listen_for"  # ... and the phrases it may be: the stop phrases (genx.local.asr.LISTEN_FOR)
 
 
 def last_turn_text(ctx: ModelContext) -> str:
@@ -94,6 +96,7 @@ class AsrFeed:
         meta: dict[str, Any] = {PROMPT: prompt} if prompt else {}
         if self._turns.judging(route.turn):
             meta[OVER_ANSWER] = True
+            meta[LISTEN_FOR] = list(WRITTEN_STOP_PHRASES)
         if meta:
             bos.meta = meta
         self._in.push(bos)

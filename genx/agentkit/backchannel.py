@@ -32,6 +32,9 @@ BACKCHANNEL_PHRASES = frozenset(
         "huh", "ha", "haha", "hah", "heh", "hehe", "thank you", "thanks", "you",
     }
 )  # fmt: skip
+#: The stop phrases as Whisper writes them ("Hold on."), for the ASR to listen for over the answer.
+_WRITTEN = {"no no": "No, no.", "nevermind": "Never mind."}
+WRITTEN_STOP_PHRASES = tuple(sorted({_WRITTEN.get(p, p[0].upper() + p[1:] + ".") for p in STOP_PHRASES}))
 _ONE_WORD_BACKCHANNELS = frozenset(p for p in BACKCHANNEL_PHRASES if " " not in p)
 _MAX_PHRASE_WORDS = 2
 _WORD = re.compile(r"[a-z']+")
@@ -121,6 +124,7 @@ __all__ = [
     "FUNCTION_WORDS",
     "MIN_WORDS",
     "STOP_PHRASES",
+    "WRITTEN_STOP_PHRASES",
     "Meaning",
     "classify",
     "content_words",

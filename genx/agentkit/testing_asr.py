@@ -40,6 +40,7 @@ class ScriptedAsr:
         self.utterances: list[tuple[str, int]] = []  # (route id, audio bytes)
         self.prompts: list[str] = []  # each utterance route's BOS ``meta["prompt"]`` ("" when none)
         self.over_answer: list[bool] = []  # each utterance route's BOS ``meta["over_answer"]`` (False when none)
+        self.listen_for: list[list[str]] = []  # ... and its ``meta["listen_for"]`` ([] when none)
         self.clock = clock
         self.final_delay = final_delay
         self._due: list[tuple[float, StreamBuilder, list[MessageChunk]]] = []
@@ -84,6 +85,7 @@ class ScriptedAsr:
                         seen[sid] = 0
                         self.prompts.append(str((c.meta or {}).get("prompt", "")))
                         self.over_answer.append((c.meta or {}).get("over_answer") is True)
+                        self.listen_for.append(list((c.meta or {}).get("listen_for") or []))
                         entry = self.transcripts.popleft() if self.transcripts else ""
                         script[sid] = [entry] if isinstance(entry, str) else list(entry) or [""]
                         texts[sid] = script[sid][-1]

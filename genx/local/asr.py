@@ -7,7 +7,8 @@ control EOS. Other chunks pass through unchanged. A route's BOS may carry
 conversation's last turn), handed to the decoder for the route's final decodes
 (flush, segment, final; never partials), see :class:`~genx.local.whisper.WhisperOptions`;
 ``meta["over_answer"] = True`` (:data:`OVER_ANSWER`): the route is spoken over the assistant's
-answer (decoded without a fixed initial prompt).
+answer (decoded without a fixed initial prompt); with it ``meta["listen_for"]`` (:data:`LISTEN_FOR`), the
+phrases the speaker may be saying there: a short final reading none of them is checked against them.
 The decoder itself (:class:`Decoder`, :class:`WhisperDecoder`) lives in :mod:`genx.local.whisper`;
 the settings and labels in :mod:`genx.local.asr_settings`, one call's route reading in
 :mod:`genx.local.asr_call`, one utterance's audio and decodes in :mod:`genx.local.asr_utterance`.
@@ -61,8 +62,19 @@ from __future__ import annotations
 from dataclasses import fields
 from pathlib import Path
 
-from genx.local.asr_call import AsrCall, route_over_answer, route_prompt
-from genx.local.asr_settings import FINAL, FLUSH, OVER_ANSWER, PARTIAL, PROMPT, PROVISIONAL, SPEECH_START, AsrConfigError, AsrSettings
+from genx.local.asr_call import AsrCall, route_listen_for, route_over_answer, route_prompt
+from genx.local.asr_settings import (
+    FINAL,
+    FLUSH,
+    LISTEN_FOR,
+    OVER_ANSWER,
+    PARTIAL,
+    PROMPT,
+    PROVISIONAL,
+    SPEECH_START,
+    AsrConfigError,
+    AsrSettings,
+)
 from genx.local.models import config_mapping
 from genx.local.pcm import loudest_frame_dbfs, quietest_cut
 from genx.local.pump import spawn_transform
@@ -114,6 +126,7 @@ def from_config(spec: object = None, secrets: object = None, *, decoder: Decoder
 __all__ = [
     "FINAL",
     "FLUSH",
+    "LISTEN_FOR",
     "OVER_ANSWER",
     "PARTIAL",
     "PROMPT",
@@ -132,6 +145,7 @@ __all__ = [
     "loudest_frame_dbfs",
     "plausible_transcript",
     "quietest_cut",
+    "route_listen_for",
     "route_over_answer",
     "route_prompt",
     "whisper_model",

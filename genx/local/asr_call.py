@@ -12,7 +12,7 @@ from typing import Any
 
 from genx.chunk import MessageChunk, Role
 from genx.ids import new_stream_id
-from genx.local.asr_settings import FLUSH, OVER_ANSWER, PROMPT, SPEECH_START, AsrSettings
+from genx.local.asr_settings import FLUSH, LISTEN_FOR, OVER_ANSWER, PROMPT, SPEECH_START, AsrSettings
 from genx.local.asr_utterance import Utterance
 from genx.local.route_input import route_chunks
 from genx.local.whisper import Decoder
@@ -65,7 +65,7 @@ class AsrCall:
                         old = routes.pop(sid, None)
                         if old is not None:
                             old.end("")
-                        self._open(sid, c.timestamp, route_prompt(c), over_answer=route_over_answer(c))
+                        self._open(sid, c.timestamp, route_prompt(c), over_answer=route_over_answer(c), listen_for=route_listen_for(c))
                     if c.label == FLUSH and sid in routes and not c.is_end_of_stream():
                         routes[sid].flush()
                     if c.is_end_of_stream() and sid in routes:
@@ -85,9 +85,9 @@ class AsrCall:
                 t.cancel()
             raise
 
-    def _open(self, sid: str, ts: int, prompt: str = "", *, over_answer: bool = False) -> Utterance:
+    def _open(self, sid: str, ts: int, prompt: str = "", *, over_answer: bool = False, listen_for: tuple[str, ...] = ()) -> Utterance:
         assert self.out is not None
-        u = self.routes[sid] = Utterance(self, sid or new_stream_id(), prompt, over_answer=over_answer)
+        u = self.routes[sid] = Utterance(self, sid or new_stream_id(), prompt, over_answer=over_answer, listen_for=listen_for)
         self.live.append(u)
         self.out.push(MessageChunk.bos(u.sid, role=Role.USER, label=SPEECH_START, timestamp=ts))
         return u
@@ -106,4 +106,13 @@ def route_over_answer(c: MessageChunk) -> bool:
     return meta.get(OVER_ANSWER) is True
 
 
-__all__ = ["AsrCall", "route_over_answer", "route_prompt"]
+def route_listen_for(c: MessageChunk) -> tuple[str, ...]:
+    """The phrases an utterance route's BOS says to listen for (``meta[LISTEN_FOR]``; only with ``OVER_ANSWER``)."""
+    meta = c.meta if isinstance(c.meta, dict) else {}
+    value = meta.get(LISTEN_FOR)
+    if not route_over_answer(c) or not isinstance(value, list | tuple):
+        return ()
+    return tuple(p.strip() for p in value if isinstance(p, str) and p.strip())
+
+
+__all__ = ["AsrCall", "route_listen_for", "route_over_answer", "route_prompt"]

@@ -16,6 +16,9 @@ PROMPT = "prompt"  # input BOS meta key: text said before the utterance (the con
 # (a stop phrase, a backchannel): decoded without a fixed initial prompt, whose conversational words prime listener
 # talk ("Hold on." read "Got it.")
 OVER_ANSWER = "over_answer"
+# input BOS meta key, a list of phrases (with OVER_ANSWER): what the speaker may be saying over the answer (the stop
+# phrases); a short final that reads as none of them is checked against them (genx.local.whisper_verify)
+LISTEN_FOR = "listen_for"
 
 
 class AsrConfigError(GenxError, ValueError):

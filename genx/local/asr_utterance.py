@@ -35,6 +35,7 @@ class Utterance:
     sid: str
     prompt: str = ""  # context for the final decodes (the BOS meta's PROMPT)
     over_answer: bool = False  # spoken over the assistant's answer (the BOS meta's OVER_ANSWER)
+    listen_for: tuple[str, ...] = ()  # phrases it may be (the BOS meta's LISTEN_FOR)
     buf: bytearray = field(default_factory=bytearray)  # 16 kHz mono int16, the whole utterance
     seg_start: int = 0  # byte offset of the open segment
     closed: list[str] = field(default_factory=list)  # decoded text of closed segments (for the final)
@@ -148,7 +149,8 @@ class Utterance:
             return ""
         audio = samples.astype(np.float32) / 32768.0
         prompt = self.prompt if final else ""
-        return await asyncio.to_thread(self.call.decoder.decode, audio, final, prompt, over_answer=self.over_answer)
+        decode = self.call.decoder.decode
+        return await asyncio.to_thread(decode, audio, final, prompt, over_answer=self.over_answer, listen_for=self.listen_for)
 
     def _maybe_partial(self) -> None:
         s = self.call.settings

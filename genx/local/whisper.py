@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from genx.local.models import DEFAULT_WHISPER, ModelLoadError, SharedModel, find_model, require_module
+from genx.local.whisper_verify import forced_scores, should_check, verdict
 
 if TYPE_CHECKING:
     from faster_whisper import WhisperModel
@@ -42,9 +43,13 @@ class Decoder(Protocol):
     conversation's last turn; a decoder may use it as context or ignore it.
     ``over_answer``: the clip was spoken over the assistant's answer and its words
     decide whether the answer stops; a decoder leaves out any fixed initial prompt.
+    ``listen_for`` (with ``over_answer``): phrases the speaker may be saying there (the
+    stop phrases); a decoder may check a short reading against them.
     """
 
-    def decode(self, audio: Audio, final: bool, prompt: str = "", *, over_answer: bool = False) -> str: ...
+    def decode(
+        self, audio: Audio, final: bool, prompt: str = "", *, over_answer: bool = False, listen_for: tuple[str, ...] = ()
+    ) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +68,11 @@ class WhisperOptions:
     # it, nor speech over the answer (its conversational words prime listener talk there: "Hold on." read "Got it.")
     context_prompt: bool = False  # finals: the route's prompt (the conversation's last turn) as Whisper's previous text
     prompt_words: int = 40  # at most this many of its last words
+    # finals over the answer: a reading of at most listen_max_words words holding none of the route's listen_for
+    # phrases is replaced by the best phrase scoring within listen_margin of it (genx.local.whisper_verify)
+    listen_max_words: int = 4
+    listen_margin: float = 1.0  # log-probability; 0 = off
+    listen_floor: float = -8.0  # ... and only a phrase scoring at least this (a murmur read as nonsense is no stop)
     # beam search (both the short-window and the 30 s path; CTranslate2's ``generate`` options)
     patience: float = 1.0  # a beam stops after patience x beam finished hypotheses
     length_penalty: float = 1.0  # a hypothesis scores its log-probability over length**length_penalty
@@ -196,11 +206,12 @@ class WhisperDecoder:
         self.short_decodes = 0
         self.full_decodes = 0
         self.echo_decodes = 0  # finals that only repeated the context, decoded again without previous text
+        self.listened = 0  # finals over the answer taken as one of the phrases listened for
 
     async def warm(self) -> None:
         await self.model.warm()
 
-    def decode(self, audio: Audio, final: bool, prompt: str = "", *, over_answer: bool = False) -> str:
+    def decode(self, audio: Audio, final: bool, prompt: str = "", *, over_answer: bool = False, listen_for: tuple[str, ...] = ()) -> str:
         o = self.options
         model = self.model.get()
         previous = o.previous_text(final, prompt, over_answer=over_answer)
@@ -209,8 +220,30 @@ class WhisperDecoder:
         if previous and echoes(text, previous):
             self.echo_decodes += 1
             log.debug("Whisper final %r only repeats the context; decoding again without previous text", text)
-            return self._decode(model, audio, final, "")  # a fixed prompt alone makes such noise read "Okay."
+            text = self._decode(model, audio, final, "")  # a fixed prompt alone makes such noise read "Okay."
+        if final and over_answer and o.listen_margin > 0 and should_check(text, listen_for, o.listen_max_words):
+            heard = self._listen(model, audio, text, listen_for)
+            if heard is not None:
+                self.listened += 1
+                log.debug("Whisper read %r over the answer; %r scores as well: taken", text, heard)
+                return heard
         return text
+
+    def _listen(self, model: WhisperModel, audio: Audio, text: str, phrases: tuple[str, ...]) -> str | None:
+        """The phrase of ``phrases`` to take instead of the free reading ``text``, or None (whisper_verify)."""
+        o = self.options
+        window = encoder_window_s(audio.size / 16000.0, o.window_s, o.window_margin_s)
+        if not self._short_ok or window >= WHISPER_WINDOW_S or self._short is None:
+            return None  # only where the short window decodes (a long clip is no misheard stop)
+        from faster_whisper.transcribe import get_ctranslate2_storage
+
+        tok = self._short[0]
+        frames = int(window * 100)
+        feats = model.feature_extractor(audio)[:, :frames]
+        feats = np.pad(feats, ((0, 0), (0, frames - feats.shape[-1])))
+        encoded = np.asarray(model.model.encode(get_ctranslate2_storage(np.ascontiguousarray(feats[None])), to_cpu=True))
+        scores = forced_scores(model, tok, encoded, [text, *phrases])
+        return verdict(scores[0], dict(zip(phrases, scores[1:], strict=True)), o.listen_margin, floor=o.listen_floor)
 
     def _decode(self, model: WhisperModel, audio: Audio, final: bool, previous: str) -> str:
         o = self.options

@@ -105,6 +105,7 @@ async def test_speech_over_a_ducked_answer_tells_the_asr_so_and_the_question_bef
     rig = await _rig(speech=[(0.5, 1.5), (4.0, 4.4)], transcripts=["tell me a story", "mm-hm"], replies=[STORY])
     await rig.run_until(30.0)
     assert rig.asr.over_answer == [False, True]
+    assert rig.asr.listen_for[0] == [] and "Hold on." in rig.asr.listen_for[1]  # the stop phrases, as Whisper writes them
     await rig.stop()
 
 

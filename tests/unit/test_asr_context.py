@@ -14,7 +14,7 @@ from genx.agentkit.asr_feed import last_turn_text
 from genx.agentkit.history import History
 from genx.agentkit.testing import Reply, Rig
 from genx.chunk import MessageChunk
-from genx.local.asr import FINAL, OVER_ANSWER, PROMPT, AsrTransformer, from_config
+from genx.local.asr import FINAL, LISTEN_FOR, OVER_ANSWER, PROMPT, AsrTransformer, from_config
 from genx.local.whisper import WhisperDecoder, WhisperOptions, echoes
 from genx.stream import collect, stream_of
 from tests.unit.test_local_asr import FakeDecoder, chunks_of, fast, speech
@@ -42,10 +42,26 @@ async def test_a_route_spoken_over_the_answer_says_so_to_every_decode_and_other_
     chunks = [over, *chunks_of(speech(1500), "u1"), MessageChunk.eos("u1")]
     await asyncio.wait_for(collect(await AsrTransformer(dec, fast()).transform(stream_of(*chunks))), 10)
     assert dec.over_answer and all(dec.over_answer)
+    assert not any(dec.listen_for)  # no phrases on the BOS: none to listen for
     dec2 = FakeDecoder()
     plain = [MessageChunk.bos("u2", label="utterance"), *chunks_of(speech(800), "u2"), MessageChunk.eos("u2")]
     await asyncio.wait_for(collect(await AsrTransformer(dec2, fast()).transform(stream_of(*plain))), 10)
     assert dec2.over_answer and not any(dec2.over_answer)
+
+
+async def test_the_phrases_a_route_over_the_answer_listens_for_reach_its_decodes_and_without_over_answer_they_do_not() -> None:
+    dec = FakeDecoder()
+    over = MessageChunk.bos("u1", label="utterance")
+    over.meta = {OVER_ANSWER: True, LISTEN_FOR: [" Hold on. ", "Stop.", 3, ""]}
+    chunks = [over, *chunks_of(speech(1500), "u1"), MessageChunk.eos("u1")]
+    await asyncio.wait_for(collect(await AsrTransformer(dec, fast()).transform(stream_of(*chunks))), 10)
+    assert dec.listen_for and set(dec.listen_for) == {("Hold on.", "Stop.")}  # trimmed; what is not a phrase is dropped
+    dec2 = FakeDecoder()
+    plain = MessageChunk.bos("u2", label="utterance")
+    plain.meta = {LISTEN_FOR: ["Hold on."]}  # without OVER_ANSWER it means nothing
+    chunks = [plain, *chunks_of(speech(800), "u2"), MessageChunk.eos("u2")]
+    await asyncio.wait_for(collect(await AsrTransformer(dec2, fast()).transform(stream_of(*chunks))), 10)
+    assert dec2.listen_for and not any(dec2.listen_for)
 
 
 async def test_a_route_without_a_prompt_decodes_its_final_with_none() -> None:

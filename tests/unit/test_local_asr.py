@@ -41,14 +41,18 @@ class FakeDecoder:
     calls: list[tuple[int, bool]] = field(default_factory=list)
     prompts: list[tuple[bool, str]] = field(default_factory=list)  # (final, prompt) per call
     over_answer: list[bool] = field(default_factory=list)  # per call
+    listen_for: list[tuple[str, ...]] = field(default_factory=list)  # per call
     partial_running: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def decode(self, audio: np.ndarray, final: bool, prompt: str = "", *, over_answer: bool = False) -> str:  # type: ignore[type-arg]
+    def decode(  # type: ignore[type-arg]
+        self, audio: np.ndarray, final: bool, prompt: str = "", *, over_answer: bool = False, listen_for: tuple[str, ...] = ()
+    ) -> str:
         with self.lock:
             self.calls.append((audio.size, final))
             self.prompts.append((final, prompt))
             self.over_answer.append(over_answer)
+            self.listen_for.append(listen_for)
         if self.fail is not None:
             raise self.fail
         if not final and self.hold_partials is not None:
@@ -255,7 +259,9 @@ class SlowFirstDecoder(FakeDecoder):
     second_done: threading.Event = field(default_factory=threading.Event)
     finals_seen: int = 0
 
-    def decode(self, audio: np.ndarray, final: bool, prompt: str = "", *, over_answer: bool = False) -> str:  # type: ignore[type-arg]
+    def decode(  # type: ignore[type-arg]
+        self, audio: np.ndarray, final: bool, prompt: str = "", *, over_answer: bool = False, listen_for: tuple[str, ...] = ()
+    ) -> str:
         if final:
             with self.lock:
                 self.finals_seen += 1
