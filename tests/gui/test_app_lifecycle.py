@@ -210,7 +210,8 @@ def test_saved_settings_apply_without_restart(aloop, tmp_path, window_state, qtb
     async def scenario() -> None:
         c.show()
         c.start_loading()
-        await _until(lambda: c.loop is not None)
+        # the load is over, not only its loop set: a change while it runs is folded into a reload (SerialLoader)
+        await _until(lambda: c.loop is not None and not c.loader.busy)
         first = factory.loops[0]
         s = c.settings
         # Cheap change: mode goes through the loop command, no rebuild.
