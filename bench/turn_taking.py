@@ -59,7 +59,9 @@ DEFAULT_VARIANT = "smart-turn"  # the app's default [loop] turn_detection
 ECHO_GAIN_DB = -12.0
 
 
-def new_session(variant: str, store: Path, stack: Any = None, ducking: bool | None = None, asr: str | None = None) -> Any:
+def new_session(
+    variant: str, store: Path, stack: Any = None, ducking: bool | None = None, asr: str | None = None, listen: bool = True
+) -> Any:
     from app.headless import Session
     from app.settings import Settings
 
@@ -69,6 +71,10 @@ def new_session(variant: str, store: Path, stack: Any = None, ducking: bool | No
         settings.loop.backchannel_ducking = ducking
     if asr:
         settings.loop.asr = asr
+    if not listen:  # the ASR does not listen for the stop phrases over the answer (genx.local.whisper_verify)
+        for spec in settings.asr:
+            if spec.name == settings.loop.asr:
+                spec.options = {**spec.options, "listen_margin": 0.0}
     session = Session(settings, input_device=PA_MIC, output_device=PA_SPEAKER, store=ConversationStore(store))
     session.stack = stack
     return session
@@ -90,7 +96,7 @@ def show(i: int, it: Item, t0: float) -> None:
 
 
 async def run_variant(server: PulseServer, variant: str, args: argparse.Namespace, work: Path, mat: Material) -> dict[str, Any]:
-    run = TurnTakingRun(server, new_session(variant, work / "store", ducking=args.ducking, asr=args.asr))
+    run = TurnTakingRun(server, new_session(variant, work / "store", ducking=args.ducking, asr=args.asr, listen=args.listen))
     run.verbose = args.verbose
     items: dict[str, list[Item]] = {}
     run.start_recording()
@@ -119,7 +125,7 @@ async def run_variant(server: PulseServer, variant: str, args: argparse.Namespac
             mod = server.route_speaker_to_mic(gain_db=ECHO_GAIN_DB, latency_ms=20)
             try:
                 for i, q in enumerate(mat.build("e", args.n)):
-                    open_session = new_session(variant, work / "store", stack, ducking=args.ducking, asr=args.asr)
+                    open_session = new_session(variant, work / "store", stack, ducking=args.ducking, asr=args.asr, listen=args.listen)
                     await run.start_session(open_session)
                     items["e"].append(await run.echo_answer(q))
                     await open_session.close()
@@ -235,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--n", type=int, default=None, help="items per set (default 20; 4 with --quick)")
     p.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated, run in this order: {', '.join(VARIANTS)}")
     p.add_argument("--quick", action="store_true", help="a smoke run: 4 items per set")
+    p.add_argument("--listen", choices=("on", "off"), default="on", help="off: the ASR does not listen for stop phrases over the answer")
     p.add_argument("--ducking", choices=("on", "off"), default=None, help="override [loop] backchannel_ducking (default: the app's)")
     p.add_argument("--asr", default=None, help="override [loop] asr, e.g. asr/whisper-tiny-en (default: the app's)")
     p.add_argument("--json", action="store_true")
@@ -242,6 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     args.n = args.n if args.n is not None else 4 if args.quick else 20
     args.ducking = None if args.ducking is None else args.ducking == "on"
+    args.listen = args.listen == "on"
     args.sets = [s.strip() for s in args.sets.split(",") if s.strip()]
     args.variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     if not args.sets or any(s not in SETS for s in args.sets):
