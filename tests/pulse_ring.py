@@ -10,6 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 
+def _capacity(n: int) -> int:
+    if n <= 0:
+        raise ValueError(f"a ring needs a positive capacity, not {n}")
+    return n
+
+
 def _touched(n: int, dtype: str) -> np.ndarray:
     a = np.empty(n, dtype=dtype)
     a.fill(0)  # writing every page makes it resident now, not when the recording first reaches it
@@ -20,9 +26,7 @@ class SampleRing:
     """The last ``capacity`` int16 samples of a stream, fed with raw little-endian bytes in any split."""
 
     def __init__(self, capacity: int) -> None:
-        if capacity <= 0:
-            raise ValueError(f"a ring needs a positive capacity, not {capacity}")
-        self.capacity = capacity
+        self.capacity = _capacity(capacity)
         self._a = _touched(capacity, "<i2")
         self.total = 0  # samples written so far
         self._odd = b""  # a sample's first byte, when a read ended between its two bytes
@@ -59,9 +63,7 @@ class MarkRing:
     """The last ``capacity`` (read time, samples received) pairs, oldest first when read back."""
 
     def __init__(self, capacity: int) -> None:
-        if capacity <= 0:
-            raise ValueError(f"a ring needs a positive capacity, not {capacity}")
-        self.capacity = capacity
+        self.capacity = _capacity(capacity)
         self._t = _touched(capacity, "f8")
         self._n = _touched(capacity, "i8")
         self.count = 0  # marks added so far

@@ -174,6 +174,16 @@ def echoes(text: str, context: str) -> bool:
     return len(w) >= 2 and any(c[i : i + len(w)] == w for i in range(len(c) - len(w) + 1))
 
 
+def _encode(model: WhisperModel, audio: Audio, window_s: float, *, to_cpu: bool) -> Any:
+    """Whisper's encoder output for ``audio`` in a ``window_s`` window (features cut or zero-padded to it)."""
+    from faster_whisper.transcribe import get_ctranslate2_storage
+
+    frames = int(window_s * 100)
+    feats = model.feature_extractor(audio)[:, :frames]
+    feats = np.pad(feats, ((0, 0), (0, frames - feats.shape[-1])))
+    return model.model.encode(get_ctranslate2_storage(np.ascontiguousarray(feats[None])), to_cpu=to_cpu)
+
+
 class WhisperDecoder:
     """faster-whisper tuned for short utterances: English, no timestamps, no VAD filter.
 
@@ -235,14 +245,8 @@ class WhisperDecoder:
         window = encoder_window_s(audio.size / 16000.0, o.window_s, o.window_margin_s)
         if not self._short_ok or window >= WHISPER_WINDOW_S or self._short is None:
             return None  # only where the short window decodes (a long clip is no misheard stop)
-        from faster_whisper.transcribe import get_ctranslate2_storage
-
-        tok = self._short[0]
-        frames = int(window * 100)
-        feats = model.feature_extractor(audio)[:, :frames]
-        feats = np.pad(feats, ((0, 0), (0, frames - feats.shape[-1])))
-        encoded = np.asarray(model.model.encode(get_ctranslate2_storage(np.ascontiguousarray(feats[None])), to_cpu=True))
-        scores = forced_scores(model, tok, encoded, [text, *phrases])
+        encoded = np.asarray(_encode(model, audio, window, to_cpu=True))
+        scores = forced_scores(model, self._short[0], encoded, [text, *phrases])
         return verdict(scores[0], dict(zip(phrases, scores[1:], strict=True)), o.listen_margin, floor=o.listen_floor)
 
     def _decode(self, model: WhisperModel, audio: Audio, final: bool, previous: str) -> str:
@@ -260,8 +264,6 @@ class WhisperDecoder:
     def _decode_window(self, model: WhisperModel, audio: Audio, window_s: float, final: bool, previous: str) -> str | None:
         o = self.options
         try:
-            from faster_whisper.transcribe import get_ctranslate2_storage
-
             if self._short is None:
                 from faster_whisper.tokenizer import Tokenizer
                 from faster_whisper.transcribe import get_suppressed_tokens
@@ -271,10 +273,7 @@ class WhisperDecoder:
             tok, suppressed = self._short
             before = tok.encode(" " + previous) if previous else []
             prompt = model.get_prompt(tok, before, without_timestamps=True)
-            frames = int(window_s * 100)
-            feats = model.feature_extractor(audio)[:, :frames]
-            feats = np.pad(feats, ((0, 0), (0, frames - feats.shape[-1])))
-            enc = model.model.encode(get_ctranslate2_storage(np.ascontiguousarray(feats[None])), to_cpu=False)
+            enc = _encode(model, audio, window_s, to_cpu=False)
             duration = audio.size / 16000.0
             max_length = len(prompt) + min(440 - len(prompt), int(8 * duration) + 16)
             res = model.model.generate(

@@ -59,6 +59,20 @@ def pcm_chunks(
 
 
 @pytest.fixture(scope="session")
+def whisper_base_joined() -> None:
+    """Whisper base's two part packages installed and joined (what setup does; a no-op once joined), else skip."""
+    import importlib.util
+
+    from genx.local.joined import WHISPER_BASE, join
+
+    for pkg, _ in WHISPER_BASE.parts:
+        if importlib.util.find_spec(pkg) is None:
+            pytest.skip(f"{pkg} is not installed (pip install {WHISPER_BASE.pip})")
+    pytest.importorskip("faster_whisper", reason="pip install faster-whisper")
+    join(WHISPER_BASE)
+
+
+@pytest.fixture(scope="session")
 def piper_voice_sync() -> object:
     pytest.importorskip("piper", reason="pip install piper-tts")
     from genx.local.models import ModelNotFoundError

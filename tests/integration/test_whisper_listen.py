@@ -11,7 +11,6 @@ question into one.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 
 import numpy as np
 import pytest
@@ -19,7 +18,6 @@ import pytest
 from bench.speech import espeak_say
 from genx.agentkit.backchannel import WRITTEN_STOP_PHRASES, classify
 from genx.local.asr import from_config
-from genx.local.joined import WHISPER_BASE, join
 from genx.local.whisper import WhisperDecoder
 from genx.modelloader.specs import AsrSpec
 
@@ -29,12 +27,7 @@ CONTEXT = "Tell me a long story about a pirate and his parrot."
 
 
 @pytest.fixture(scope="module")
-def decoder() -> WhisperDecoder:
-    for pkg, _ in WHISPER_BASE.parts:
-        if importlib.util.find_spec(pkg) is None:
-            pytest.skip(f"{pkg} is not installed (pip install {WHISPER_BASE.pip})")
-    pytest.importorskip("faster_whisper", reason="pip install faster-whisper")
-    join(WHISPER_BASE)
+def decoder(whisper_base_joined: None) -> WhisperDecoder:
     from app.settings_model import default_asr
 
     spec = next(s for s in default_asr() if s.name == "asr/whisper-base")  # the app's own settings
