@@ -18,6 +18,12 @@ by :func:`apply_at_start`:
 
 ``bench/soak.py`` measures the effect (``--no-trim`` runs without).
 
+Measured and left off: a fixed mmap threshold (:func:`fix_mmap_threshold`, ``MMAP_THRESHOLD_KB``). glibc's dynamic
+threshold rises to the size of each large block freed, after which the models' per-turn buffers land in the heaps;
+fixed at 256 KiB, malloc's free bytes over 200 turns grew +2.6 MB instead of +126 and the process stayed ~50 MB
+smaller, but every large buffer is then a fresh mapping: Whisper base's final decode took 33 % longer (p50 787 →
+1049 ms, ``bench/memory_policy.py``; 1 MiB +17 %, 8 MiB +9 % for 13 MB), a cost on every turn's latency.
+
 Does not own: Python-level caches or history (their owners bound them), the models' own buffers.
 """
 
@@ -34,6 +40,7 @@ from genx.agentkit.events import AssistantDone, Event
 
 log = logging.getLogger(__name__)
 
+MMAP_THRESHOLD_KB = 256  # the fixed threshold measured against glibc's dynamic one (not applied by default)
 ARENA_MAX = 4  # malloc arenas: the event loop and a few model threads contend little at 4; glibc's default is 8 x cores
 _M_ARENA_MAX = -8  # mallopt parameter (malloc.h)
 _M_MMAP_THRESHOLD = -3  # mallopt parameter: setting it also turns glibc's dynamic threshold off
@@ -58,10 +65,10 @@ def no_mkl_buffer_cache() -> None:
 
 
 def apply_at_start(arenas: int = ARENA_MAX, *, mkl_cache: bool = False, mmap_threshold_kb: int = 0) -> None:
-    """The whole policy, before any model or thread exists (``python -m app`` and the soak bench call it).
+    """The whole policy, before any model or thread exists (``python -m app`` and the benches call it).
 
-    ``arenas`` 0: glibc's own arena count; ``mkl_cache``: leave oneMKL's buffer cache on (to compare);
-    ``mmap_threshold_kb`` > 0: a fixed mmap threshold (to compare; 0 keeps glibc's dynamic one)."""
+    To compare: ``arenas`` 0 keeps glibc's own arena count; ``mkl_cache`` leaves oneMKL's buffer cache on;
+    ``mmap_threshold_kb`` > 0 fixes malloc's mmap threshold (0: glibc's dynamic one, the default)."""
     if arenas > 0:
         limit_arenas(arenas)
     if mmap_threshold_kb > 0:

@@ -20,12 +20,14 @@ Where RSS goes (``bench/soak_probe.py``): per turn the anonymous RSS and glibc m
 grew after the warm-up, and with ``--trace`` tracemalloc's live allocations since the warm-up by source line.
 The bench's own state does not grow with the turns: the recordings keep the last two minutes, the events are
 counted and dropped after each turn. ``--no-trim`` runs without the app's memory policy (``app.memory_policy``),
-``--mkl-cache`` with oneMKL's buffer cache left on, to compare.
+``--mkl-cache`` with oneMKL's buffer cache left on, ``--mmap-threshold-kb 256`` with a fixed mmap threshold, to
+compare.
 
 Goals at 200 turns (about an hour): RSS growth ≤ 50 MB, no fd / thread / task growth, 0 lost turns.
 
 Usage: ``python bench/soak.py [--turns 20] [--bargein-every 4] [--warmup 2] [--trace] [--no-trim] [--arenas 4]
-[--mkl-cache] [--max-minutes M] [--json]`` (``--max-minutes``: end early, summarised over the turns done, ``turns`` says how many).
+[--mmap-threshold-kb 256] [--mkl-cache] [--max-minutes M] [--json]``
+(``--max-minutes``: end early, summarised over the turns done, ``turns`` says how many).
 """
 
 from __future__ import annotations
@@ -286,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--trace", action="store_true", help="tracemalloc after the warm-up: the Python heap's growth by source line")
     p.add_argument("--no-trim", action="store_true", help="without the app's memory policy (malloc arenas, trim after each turn)")
     p.add_argument("--arenas", type=int, default=memory_policy.ARENA_MAX, help="malloc arenas (the app's cap; 0: glibc's default)")
-    p.add_argument("--mmap-threshold-kb", type=int, default=0, help="a fixed malloc mmap threshold (0: glibc's dynamic one)")
+    p.add_argument("--mmap-threshold-kb", type=int, default=0, help="a fixed malloc mmap threshold, KiB (0: glibc's dynamic one)")
     p.add_argument("--mkl-cache", action="store_true", help="keep oneMKL's buffer cache on (the app turns it off)")
     p.add_argument("--max-minutes", type=float, default=0.0, help="stop after the turn that ends past this many minutes (0: none)")
     p.add_argument("--json", action="store_true", help="print one JSON line at the end")

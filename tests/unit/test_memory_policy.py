@@ -5,7 +5,10 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import ctypes.util
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -93,3 +96,53 @@ def test_a_users_own_onemkl_setting_is_kept_and_the_bench_can_leave_the_cache_on
     monkeypatch.delenv(memory_policy.MKL_FAST_MM_ENV)
     memory_policy.apply_at_start(mkl_cache=True)
     assert memory_policy.MKL_FAST_MM_ENV not in memory_policy.os.environ
+
+
+def test_with_a_fixed_mmap_threshold_a_large_buffer_freed_does_not_send_later_ones_to_the_heap() -> None:
+    # glibc's dynamic threshold rises to the size of a mapped block when it is freed; after that, blocks up to that
+    # size come from the heap and stay there freed. Fixed, a block over the threshold is mapped every time. A fresh
+    # interpreter: a fixed threshold cannot be undone, and this process must keep glibc's dynamic one.
+    script = f"""
+import ctypes, ctypes.util, sys
+sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
+from app import memory_policy
+from tests.unit.test_memory_policy import _libc, _mapped_bytes
+fixed = sys.argv[1] == "fixed"
+if fixed:
+    assert memory_policy.fix_mmap_threshold(memory_policy.MMAP_THRESHOLD_KB)
+big = _libc.malloc(8 * 1024 * 1024)
+_libc.free(big)
+before = _mapped_bytes()
+block = _libc.malloc(2 * memory_policy.MMAP_THRESHOLD_KB * 1024)
+grown = _mapped_bytes() - before
+_libc.free(block)
+print(grown, _mapped_bytes() - before)
+"""
+    size = 2 * memory_policy.MMAP_THRESHOLD_KB * 1024
+    out = {}
+    for mode in ("dynamic", "fixed"):
+        done = subprocess.run([sys.executable, "-c", script, mode], capture_output=True, text=True, timeout=60, check=True)
+        out[mode] = [int(v) for v in done.stdout.split()]
+    assert out["dynamic"][0] == 0  # glibc's threshold rose to 8 MiB: the block came from the heap
+    assert out["fixed"][0] >= size  # its own mapping
+    assert out["fixed"][1] <= 4096  # gone once freed
+
+
+def test_the_policy_at_start_keeps_glibcs_dynamic_mmap_threshold_unless_asked_for_a_fixed_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    fixed: list[int] = []
+    monkeypatch.setattr(memory_policy, "limit_arenas", lambda n=memory_policy.ARENA_MAX: True)
+    monkeypatch.setattr(memory_policy, "fix_mmap_threshold", lambda kb: fixed.append(kb) or True)
+    monkeypatch.setattr(memory_policy, "no_mkl_buffer_cache", lambda: None)
+    memory_policy.apply_at_start()
+    memory_policy.apply_at_start(mmap_threshold_kb=1024)
+    assert fixed == [1024]
+
+
+def _mapped_bytes() -> int:
+    class MallInfo2(ctypes.Structure):
+        names = ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")
+        _fields_ = [(n, ctypes.c_size_t) for n in names]
+
+    fn = _libc.mallinfo2
+    fn.restype = MallInfo2
+    return int(fn().hblkhd)
