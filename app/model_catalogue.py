@@ -78,15 +78,36 @@ def with_optional(settings: Any, *names: str | None) -> Any:
     """``settings`` (an :class:`app.settings.Settings`) with the rows of the optional models it or ``names`` ask for.
 
     ``[loop] generator`` and each of ``names`` (e.g. ``--generator``) that name an
-    optional model not configured get its row; anything else is left as it is.
+    optional model not configured get its row. Speech recognisers and voices that
+    ``[loop]`` does not choose and whose model files this install lacks (the release
+    bundle leaves Whisper tiny.en out) are left out; a chosen one stays, so its load
+    says what is missing. Anything else is left as it is.
     """
     generators = list(settings.generators)
     for name in (settings.loop.generator, *names):
         if name:
             generators = with_generator(generators, name)
-    if len(generators) == len(settings.generators):
-        return settings
-    return settings.model_copy(update={"generators": generators})
+    asr = [a for a in settings.asr if a.name == settings.loop.asr or _file_present(a.model_file)]
+    voices = [v for v in settings.voices if v.name == settings.loop.voice or _file_present(v.model_file)]
+    update = {
+        key: rows
+        for key, rows, before in (
+            ("generators", generators, settings.generators),
+            ("asr", asr, settings.asr),
+            ("voices", voices, settings.voices),
+        )
+        if len(rows) != len(before)
+    }
+    return settings.model_copy(update=update) if update else settings
+
+
+def _file_present(model_file: ModelFile | None) -> bool:
+    if model_file is None:
+        return True
+    try:
+        return model_file.resolve().exists()
+    except ConfigError:  # its package is not installed
+        return False
 
 
 __all__ = [

@@ -32,9 +32,9 @@ class LoadResult:
     transformers: list[str] = field(default_factory=list)
 
 
-def check_model_files(config: ModelConfig, *, source: str | Path | None = None) -> None:
-    """Every ``model_file`` must exist: else a ConfigError naming the file and its key."""
-    for key, mf in _model_files(config):
+def check_model_files(config: ModelConfig, *, source: str | Path | None = None, generators: bool = True, transformers: bool = True) -> None:
+    """Every ``model_file`` of the halves checked must exist: else a ConfigError naming the file and its key."""
+    for key, mf in _model_files(config, generators=generators, transformers=transformers):
         mf.require(key=key, source=source)
 
 
@@ -59,7 +59,7 @@ def load_into(
     """
     secrets = secrets if secrets is not None else SecretStore()
     registry = registry if registry is not None else default_registry()
-    check_model_files(config, source=source)
+    check_model_files(config, source=source, generators=generator_mux is not None, transformers=transformer_mux is not None)
 
     gen_plan: list[tuple[str, GeneratorSpec, Callable[..., Any]]] = []
     if generator_mux is not None:
@@ -97,12 +97,12 @@ def load_into(
     return result
 
 
-def _model_files(config: ModelConfig) -> list[tuple[str, ModelFile]]:
+def _model_files(config: ModelConfig, *, generators: bool, transformers: bool) -> list[tuple[str, ModelFile]]:
     out: list[tuple[str, ModelFile]] = []
-    for i, g in enumerate(config.generators):
+    for i, g in enumerate(config.generators if generators else ()):
         if g.model_file is not None:
             out.append((f"generators[{i}].model_file", g.model_file))
-    for key, t in config.transformers():
+    for key, t in config.transformers() if transformers else ():
         mf = getattr(t, "model_file", None)
         if isinstance(mf, ModelFile):
             out.append((f"{key}.model_file", mf))

@@ -62,6 +62,22 @@ def test_naming_the_optional_model_adds_its_row_once() -> None:
     assert with_optional(Settings(), None, "offline/smollm2").generators == Settings().generators
 
 
+def test_a_speech_model_this_install_lacks_is_left_out_unless_it_is_the_chosen_one() -> None:
+    from genx.modelloader.files import ModelFile
+
+    base = Settings()
+    absent = ModelFile(package="parley_no_such_model_package", path="model")
+    rows = [base.asr[0], base.asr[1].model_copy(update={"model_file": absent})]
+    s = base.model_copy(update={"asr": rows})
+    assert [a.name for a in with_optional(s).asr] == ["asr/whisper-base"]
+    chosen = s.model_copy(update={"loop": s.loop.model_copy(update={"asr": rows[1].name})})
+    assert [a.name for a in with_optional(chosen).asr] == ["asr/whisper-base", "asr/whisper-tiny-en"]  # its load says why
+    voice = base.voices[0].model_copy(update={"name": "tts/absent", "model_file": absent})
+    with_voice = base.model_copy(update={"voices": [*base.voices, voice]})
+    assert [v.name for v in with_optional(with_voice).voices] == [v.name for v in base.voices]
+    assert with_optional(base) is base  # everything the defaults name is installed by ./dev setup
+
+
 @pytest.mark.usefixtures("gemma_missing")
 def test_names_that_are_not_optional_models_are_left_alone_even_when_nothing_is_installed() -> None:
     assert with_generator(Settings().generators, "openai/gpt-4o-mini") == Settings().generators

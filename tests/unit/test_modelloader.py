@@ -406,6 +406,17 @@ async def test_a_loaded_generator_serves_the_full_requested_name(tmp_path: Path)
     assert chunks[0].part is not None and getattr(chunks[0].part, "text", "") == "-@openai/gpt-4o-mini"
 
 
+def test_loading_only_the_generators_does_not_require_the_transformers_model_files(tmp_path: Path) -> None:
+    missing = str(tmp_path / "no-voice.onnx")
+    cfg = parse(
+        {"generators": [{"name": "a/b", "kind": "fake-chat"}], "voices": [{"name": "tts/x", "kind": "fake-tts", "model_file": missing}]}
+    )
+    load_into(cfg, GeneratorMux(), None, registry=fake_registry(Calls()))  # the text-only loop: no voice is built
+    with pytest.raises(ConfigError) as ei:
+        load_into(cfg, GeneratorMux(), TransformerMux(), registry=fake_registry(Calls()))
+    assert ei.value.key == "voices[0].model_file" and missing in str(ei.value)
+
+
 def test_unknown_kind_lists_the_known_kinds_of_that_role() -> None:
     cfg = parse({"generators": [{"name": "a/b", "kind": "gpt-magic"}]})
     with pytest.raises(ConfigError) as ei:
