@@ -105,9 +105,10 @@ def _file_present(model_file: ModelFile | None) -> bool:
     if model_file is None:
         return True
     try:
-        return model_file.resolve().exists()
-    except ConfigError:  # its package is not installed
+        model_file.require()
+    except ConfigError:  # its package is not installed, or the file is not in it
         return False
+    return True
 
 
 __all__ = [
