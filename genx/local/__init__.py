@@ -13,7 +13,9 @@ text cleanup in :mod:`genx.local.speakable`), the microWakeWord wake word detect
 (:mod:`genx.local.wakeword`, ``pymicro-wakeword``), and two small shared pieces: the
 16 kHz mono input format (:mod:`genx.local.pcm`), reading utterance routes
 (:mod:`genx.local.route_input`, the VAD's and the ASR's) and the per-call task wiring of
-a transform (:mod:`genx.local.pump`).
+a transform (:mod:`genx.local.pump`); and the release build's converters of model files
+(:mod:`genx.local.ct2_int8`: Whisper with int8 weights; :mod:`genx.local.onnx_half`: ONNX
+weights stored as float16), which the app never runs.
 
 Does not own: the in-process llama.cpp generator (``genx.generators.llamacpp``,
 which uses :mod:`genx.local.models` for discovery), the TTS segmentation and
