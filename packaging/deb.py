@@ -29,9 +29,9 @@ The package (``parley_<version>_<arch>.deb``):
   desktop-file-utils, hicolor-icon-theme and man-db.
 
 ``lintian`` overrides (``usr/share/lintian/overrides/parley``) name each tag left on purpose and why; see
-``packaging/lintian-overrides``. Compression: the ``.deb`` with xz -9 (dpkg's default format; 311 MB against
-321 MB with zstd -19 for the bundle before Whisper base, but about twice as slow to build; 439 MB now), the
-archive with zstd -19. The models (390 MB of weights) hardly compress; the code and Qt do.
+``packaging/lintian-overrides``. Compression: the ``.deb`` with xz -9 (dpkg's default format; smaller than
+zstd -19 but about twice as slow to build: 275.5 MB for 0.1.0, the ``.tar.zst`` 285.6 MB), the archive with
+zstd -19. The models (214 MB of weights) hardly compress; the code and Qt do.
 """
 
 from __future__ import annotations
