@@ -45,8 +45,9 @@ BUILTIN: dict[str, str] = {"okay_nabu": "Okay Nabu", "hey_jarvis": "Hey Jarvis",
 DEFAULT_MODEL = "hey_jarvis"
 INLINE_BUDGET_S = 0.001  # above this mean cost per call, aprocess() leaves the event loop
 # Parley's thresholds where bench/wake_word.py measured the model's own cutoff as too strict: hey_jarvis at its
-# 0.97 missed 3 % of Piper and 25 % of flite utterances, at 0.6 none of them, with no false accept in 62 min of
-# non-wake speech, music and noise at any threshold down to 0.5 (models not listed keep their own cutoff)
+# 0.97 missed 3-9 % of Piper and 25 % of flite utterances, at 0.6 none of them; false accepts in 62 min of non-wake
+# speech, music and noise: none at any threshold down to 0.5 in the first run, one (music) at 0.8 and below in a
+# later one, none at 0.9 (models not listed keep their own cutoff)
 TUNED_THRESHOLD: dict[str, float] = {"hey_jarvis": 0.6}
 REARM_BELOW = 0.5  # after a detection, a model fires again only once its probability fell under this
 FEATURES = 40  # the micro front end's feature count per 10 ms frame (the models' input width)
