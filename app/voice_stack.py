@@ -115,17 +115,30 @@ def build_stack(settings: Any, *, generator: str | None = None) -> Stack:
 
 
 def build_wake_detector(loop_s: Any) -> tuple[Any, str]:
-    """The wake word detector of ``[loop] wake_word`` (or None), and a warning when it cannot load: then
-    hands-free listens to all speech, as without a wake word."""
+    """The wake word detector of ``[loop] wake_word`` and ``wake_word_engine`` (or None), and a warning when it
+    cannot load: then hands-free listens to all speech, as without a wake word. With ``"both"``, an openWakeWord
+    half that cannot load leaves microWakeWord alone, with a warning. ``wake_word_threshold`` is the threshold of
+    the engine named (of microWakeWord with ``"both"``; openWakeWord keeps its measured one)."""
     if not loop_s.wake_word:
         return None, ""
     from genx.errors import GenxError
+    from genx.local.openwakeword import OpenWakeWordDetector
+    from genx.local.wake_ensemble import AnyOfDetector, BackgroundDetector
     from genx.local.wakeword import WakeWordDetector
 
+    engine, model, threshold = loop_s.wake_word_engine, loop_s.wake_word_model, loop_s.wake_word_threshold
     try:
-        return WakeWordDetector([loop_s.wake_word_model], threshold=loop_s.wake_word_threshold), ""
+        if engine == "openwakeword":
+            return BackgroundDetector(OpenWakeWordDetector([model], threshold=threshold)), ""
+        micro = WakeWordDetector([model], threshold=threshold)
     except (GenxError, OSError) as e:
         return None, f"wake word off, Parley listens to all speech: {e}"
+    if engine != "both":
+        return micro, ""
+    try:
+        return AnyOfDetector([micro, BackgroundDetector(OpenWakeWordDetector([model]))]), ""
+    except (GenxError, OSError) as e:
+        return micro, f"wake word engine openWakeWord off, microWakeWord alone listens: {e}"
 
 
 def _realtime_stack(

@@ -31,6 +31,7 @@ Usage: ``python bench/wake_word.py [--minutes 60] [--positives 80] [--model hey_
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import shutil
 import statistics
@@ -49,7 +50,8 @@ ROOT = Path(__file__).resolve().parents[1]
 FLITE = shutil.which("flite") is not None
 sys.path.insert(0, str(ROOT))
 
-from genx.local.wakeword import BUILTIN, WakeWordDetection, WakeWordDetector  # noqa: E402
+from genx.local.wake_ensemble import merge  # noqa: E402
+from genx.local.wakeword import BUILTIN, StreamDetector, WakeWordDetection, WakeWordDetector  # noqa: E402
 from genx.transformers.audiostream.pcm import resample  # noqa: E402
 
 RATE = 16000
@@ -332,7 +334,7 @@ class Probe:
     """One detector over the whole corpus: its detections and CPU time."""
 
     label: str
-    det: WakeWordDetector
+    det: StreamDetector
     hits: list[tuple[str, WakeWordDetection]] = field(default_factory=list)
     cpu_s: float = 0.0
 
@@ -344,13 +346,30 @@ class Probe:
 
 
 def probes(model: str) -> list[Probe]:
-    """All four models at their own thresholds (one shared front end), and ``model`` alone at each sweep threshold."""
+    """All four models at their own thresholds (one shared front end), ``model`` alone at each sweep threshold, and
+    openWakeWord's ``model`` at each of its sweep thresholds (when ``pyopen-wakeword`` is installed)."""
     out = [Probe("all four models", WakeWordDetector(list(BUILTIN)))]
-    out += [Probe(f"{model} @ {'default' if t is None else t}", WakeWordDetector([model], threshold=t)) for t in SWEEP]
+    out += [Probe(micro_label(model, t), WakeWordDetector([model], threshold=t)) for t in SWEEP]
+    if OWW:
+        from genx.local.openwakeword import OpenWakeWordDetector
+
+        out += [Probe(oww_label(t), OpenWakeWordDetector([model], threshold=t)) for t in SWEEP_OWW]
     return out
 
 
 SWEEP: list[float | None] = [None, 0.97, 0.9, 0.8, 0.7, 0.6, 0.5]  # None: Parley's default (TUNED_THRESHOLD or the model's)
+SWEEP_OWW: list[float | None] = [None, 0.9]  # openWakeWord, ~10x microWakeWord's CPU each: two points
+OWW = importlib.util.find_spec("pyopen_wakeword") is not None
+
+
+def oww_label(t: float | None) -> str:
+    return f"openwakeword @ {'default' if t is None else t}"
+
+
+def either(micro: Probe, oww: Probe) -> list[tuple[str, WakeWordDetection]]:
+    """The detections of both engines on one stream as the app's ``AnyOfDetector`` combines them (``merge``)."""
+    kinds = {id(h): k for k, h in micro.hits + oww.hits}
+    return [(kinds[id(h)], h) for h in merge([h for _, h in micro.hits + oww.hits], {}, 1.0)]
 
 
 def run_negatives(rng: np.random.Generator, minutes: float, piper: Piper, model: str) -> tuple[list[Probe], dict[str, float], float]:
@@ -368,24 +387,45 @@ def run_negatives(rng: np.random.Generator, minutes: float, piper: Piper, model:
 
 
 def run_positives(model: str, items: list[Positive]) -> dict[str, list[dict[str, object]]]:
-    """Each utterance with 1.5 s of lead-in and 2.5 s after it, in one stream; per sweep probe and utterance: hit, latency."""
+    """Each utterance with 1.5 s of lead-in and 2.5 s after it, in one stream; per sweep probe and utterance: hit,
+    latency (and "either" rows: microWakeWord at its default or openWakeWord at each of its thresholds)."""
     stream = bytearray()
     spans: list[tuple[float, float]] = []
     for it in items:
         start = len(stream) / 2 / RATE + 1.5
         stream += b"\x00\x00" * int(RATE * 1.5) + it.pcm + b"\x00\x00" * int(RATE * 2.5)
         spans.append((start, start + spoken_end_s(it.pcm)))
-    out: dict[str, list[dict[str, object]]] = {}
-    for p in probes(model)[1:]:
-        p.feed("wake", bytes(stream))
+
+    def rows_of(hits: list[tuple[str, WakeWordDetection]]) -> list[dict[str, object]]:
         rows = []
         for it, (start, end) in zip(items, spans, strict=True):
-            got = [h.at_s for _, h in p.hits if start <= h.at_s <= end + HIT_AFTER_S]
+            got = [h.at_s for _, h in hits if start <= h.at_s <= end + HIT_AFTER_S]
             latency = round(got[0] - end, 3) if got and it.alone else None
             rows.append({"source": it.source, "noisy": it.noisy, "hit": bool(got), "latency_s": latency})
-        out[p.label] = rows
+        return rows
+
+    out: dict[str, list[dict[str, object]]] = {}
+    done = {}
+    for p in probes(model)[1:]:
+        p.feed("wake", bytes(stream))
+        out[p.label] = rows_of(p.hits)
+        done[p.label] = p
         p.det.close()
+    for m, t in EITHER if OWW else []:
+        out[either_label(m, t)] = rows_of(either(done[micro_label(model, m)], done[oww_label(t)]))
     return out
+
+
+def either_label(m: float | None, t: float | None) -> str:
+    return f"either @ {'default' if m is None else m} + {'default' if t is None else t}"
+
+
+def micro_label(model: str, t: float | None) -> str:
+    return f"{model} @ {'default' if t is None else t}"
+
+
+# "either engine" pairs (microWakeWord threshold, openWakeWord threshold), scored on the probes' own detections
+EITHER: list[tuple[float | None, float | None]] = [(m, t) for m in (None, 0.8, 0.9) for t in SWEEP_OWW]
 
 
 def pct(values: list[float], q: float) -> float:
@@ -424,23 +464,27 @@ def main() -> int:
     print(f"\n{'model (own threshold)':<24} {'false accepts':>13} {'per hour':>9}   in")
     for m, fas in fa_by_model.items():
         print(f"{m:<24} {len(fas):>13} {len(fas) / hours:>9.2f}   {', '.join(sorted({k for k, _ in fas})) or '-'}")
-    print(f"\n{args.model + ' threshold':<24} {'FA/h':>6} {'FR all':>7} {'FR piper':>9} {'FR flite':>9} {'FR espeak':>10} {'FR noisy':>9}")
+    print(f"\n{args.model + ' threshold':<30} {'FA/h':>6} {'FR all':>7} {'FR piper':>9} {'FR flite':>9} {'FR espeak':>10} {'FR noisy':>9}")
     sweep: dict[str, dict[str, float]] = {}
-    for p in neg[1:]:
-        rows = pos[p.label]
+    negs = [(p.label, p.hits) for p in neg[1:]]
+    by_label = {p.label: p for p in neg}
+    negs += [(either_label(m, t), either(by_label[micro_label(args.model, m)], by_label[oww_label(t)])) for m, t in (EITHER if OWW else [])]
+    for label, hits in negs:
+        rows = pos[label]
         fam = {f: rate([r for r in rows if str(r["source"]).startswith(f)]) for f in ("piper", "flite", "espeak")}
         noisy = rate([r for r in rows if r["noisy"]])
-        sweep[p.label] = {
-            "fa_per_h": round(len(p.hits) / hours, 2),
+        sweep[label] = {
+            "fa_per_h": round(len(hits) / hours, 2),
+            "fa_kinds": sorted(k for k, _ in hits),
             "fr": round(rate(rows), 3),
             "fr_piper": round(fam["piper"], 3),
             "fr_flite": round(fam["flite"], 3),
             "fr_espeak": round(fam["espeak"], 3),
             "fr_noisy": round(noisy, 3),
         }
-        s = sweep[p.label]
+        s = sweep[label]
         frs = f"{s['fr']:>7.1%} {s['fr_piper']:>9.1%} {s['fr_flite']:>9.1%} {s['fr_espeak']:>10.1%} {s['fr_noisy']:>9.1%}"
-        print(f"{p.label:<24} {s['fa_per_h']:>6.2f} {frs}")
+        print(f"{label:<30} {s['fa_per_h']:>6.2f} {frs}")
     rows = pos[default]
     missed = sorted(str(r["source"]) for r in rows if not r["hit"])
     print(f"  missed at the default threshold: {', '.join(missed) or '-'}")
@@ -452,6 +496,16 @@ def main() -> int:
     chunks = neg_s * 50
     print(f"CPU: {one.cpu_s / neg_s * 1000:.2f} ms per audio second with one model ({one.cpu_s * 1000 / chunks:.3f} ms per 20 ms chunk);")
     print(f"     {neg[0].cpu_s / neg_s * 1000:.2f} ms per audio second with all four ({neg[0].cpu_s * 1000 / chunks:.3f} ms per chunk)")
+    oww_one = next((p for p in neg if p.label == oww_label(None)), None)
+    oww_cpu = round(oww_one.cpu_s / neg_s * 1000, 3) if oww_one else None
+    if oww_one:
+        print(f"     {oww_cpu:.2f} ms per audio second with openWakeWord's {args.model} (one TensorFlow Lite thread)")
+    lat_by = {}
+    for label in (oww_label(None), either_label(None, None)):
+        got = [float(str(r["latency_s"])) for r in pos.get(label, []) if r["latency_s"] is not None]
+        if got:
+            lat_by[label] = {"p50": round(statistics.median(got) * 1000), "p95": round(pct(got, 0.95) * 1000)}
+            print(f"detection latency, {label}: p50 {lat_by[label]['p50']} ms, p95 {lat_by[label]['p95']} ms (n={len(got)})")
     print(f"bench took {time.perf_counter() - t_start:.0f} s (generating the non-wake audio: {gen_s:.0f} s)")
     result = {
         "negative_minutes": round(neg_s / 60, 1),
@@ -468,6 +522,8 @@ def main() -> int:
         "cpu_ms_per_audio_s_one_model": round(one.cpu_s / neg_s * 1000, 3),
         "cpu_ms_per_chunk_one_model": round(one.cpu_s * 1000 / chunks, 4),
         "cpu_ms_per_audio_s_four_models": round(neg[0].cpu_s / neg_s * 1000, 3),
+        "cpu_ms_per_audio_s_openwakeword": oww_cpu,
+        "latency_ms_by_variant": lat_by,
         "goals": {"false_accepts_per_hour_max": 0.5, "false_reject_rate_max": 0.05},
     }
     if args.json:

@@ -54,12 +54,18 @@ log = logging.getLogger("genx.agentkit.loop")
 
 BUSY = frozenset({LoopState.HEARING, LoopState.THINKING, LoopState.SPEAKING, LoopState.INTERRUPTED})
 OWN_VOICE_TAIL_S = 0.5  # asleep, detections this long after Parley's own speech (plus the echo tail) are its echo
+# a detection reported up to this long after the audio that completed it (a detector on a thread of its own,
+# genx.local.wake_ensemble) still replays from its own time: the gate keeps replay_ms + this much while asleep
+MAX_LAG_MS = 1000.0
 EARCON_RATE = 16000
 
 
 class WakeDetectionLike(Protocol):
     @property
     def phrase(self) -> str: ...
+
+    @property
+    def at_s(self) -> float: ...  # the detector's stream time (audio fed to it) of the audio that completed it
 
 
 class WakeDetectorLike(Protocol):
@@ -147,6 +153,7 @@ class WakeGate:
         self._recent: deque[MessageChunk] = deque()
         self._recent_bytes = 0
         self._tail: PhraseTail | None = None  # just woken: the audio around the detection, until the phrase's end is known
+        self._fed_s = 0.0  # audio fed to the detector: its stream clock (it is never reset while the gate lives)
 
     @property
     def phrases(self) -> list[str]:
@@ -168,7 +175,9 @@ class WakeGate:
         core = self._core
         part = chunk.part
         data = part.data if isinstance(part, Blob) and part.mime == L16_16K else b""
-        heard = [d.phrase for d in self._detector.process(data)] if data else []
+        found = list(self._detector.process(data)) if data else []
+        self._fed_s += len(data) / 32_000  # 16 kHz int16
+        heard = [d.phrase for d in found]
         if not self.active:
             if self._tail is not None:
                 self._pass(self._tail.release())
@@ -185,7 +194,7 @@ class WakeGate:
         if not self.awake:
             self._keep(chunk)
             if heard:
-                self._wake(heard[0])
+                self._wake(heard[0], self._lag_ms(found[0]))
             return
         if now > self._until:
             self.awake = False
@@ -211,18 +220,26 @@ class WakeGate:
         """Asleep: remember the last ``replay_ms`` (what the VAD gets first when the wake word is heard)."""
         self._recent.append(chunk)
         self._recent_bytes += blob_len(chunk)
-        keep = 32 * self._core.config.wake_replay_ms
+        self._trim(self._core.config.wake_replay_ms + MAX_LAG_MS)
+
+    def _trim(self, ms: float) -> None:
+        keep = 32 * ms
         while len(self._recent) > 1 and self._recent_bytes - blob_len(self._recent[0]) >= keep:
             self._recent_bytes -= blob_len(self._recent.popleft())
 
-    def _wake(self, phrase: str) -> None:
+    def _lag_ms(self, detection: WakeDetectionLike) -> float:
+        """How long after the audio that completed ``detection`` the gate heard of it (0 inline), at most MAX_LAG_MS."""
+        return min(MAX_LAG_MS, max(0.0, (self._fed_s - detection.at_s) * 1000.0))
+
+    def _wake(self, phrase: str, lag_ms: float) -> None:
         self.awake = True
         core = self._core
         core.emit(WakeChanged(awake=True, phrase=phrase, reason="wake word"))
         if self._earcon is not None:
             self._earcon()
         core.settle("wake word")
-        tail = PhraseTail(list(self._recent))
+        self._trim(core.config.wake_replay_ms + lag_ms)  # from replay_ms before the detection's own time to now
+        tail = PhraseTail(list(self._recent), lag_ms=lag_ms)
         self._recent.clear()
         self._recent_bytes = 0
         if tail.decided is not None:

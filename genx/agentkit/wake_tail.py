@@ -41,15 +41,16 @@ END_WITHIN_MS = 150.0  # a gap that starts later than this after the detection i
 
 class PhraseTail:
     """See the module docstring. Built at the detection with the replay (oldest first, ending with the chunk that
-    completed the detection); :meth:`feed` each later chunk until it returns the chunks for the VAD."""
+    completed the detection, or ``lag_ms`` more when the detection was reported that much later: a background
+    engine); :meth:`feed` each later chunk until it returns the chunks for the VAD."""
 
     __slots__ = ("_detected_ms", "_fed_ms", "_held", "_pauses", "decided")
 
-    def __init__(self, replay: Sequence[MessageChunk]) -> None:
+    def __init__(self, replay: Sequence[MessageChunk], *, lag_ms: float = 0.0) -> None:
         self._pauses = PauseTracker()
         self._held: list[tuple[MessageChunk, float]] = []  # chunk, audio position of its start (ms)
         self._fed_ms = 0.0
-        self._detected_ms = sum(blob_len(c) for c in replay) / 32.0
+        self._detected_ms = sum(blob_len(c) for c in replay) / 32.0 - lag_ms
         self.decided: list[MessageChunk] | None = None  # the chunks for the VAD, once known
         for c in replay:
             if self.decided is None:

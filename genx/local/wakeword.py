@@ -32,7 +32,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from genx.errors import GenxError
 from genx.local.models import ModelLoadError, ModelNotFoundError, require_module, resource_path
@@ -107,11 +107,34 @@ def _manifest(model: str | Path) -> _Manifest:
         raise WakeWordLoadError("wake word model manifest (.json)", path, exc) from exc
     if not tflite.is_file():
         raise ModelNotFoundError("wake word model (.tflite)", path=tflite, hint=f"it must sit next to {path.name}")
-    with tflite.open("rb") as f:
-        head = f.read(8)
-    if head[4:8] != _TFLITE_ID:
-        raise WakeWordLoadError("wake word model (.tflite)", tflite, "not a TensorFlow Lite file")
+    check_tflite(tflite)
     return found
+
+
+def check_tflite(path: Path) -> None:
+    """:class:`WakeWordLoadError` unless ``path`` starts like a TensorFlow Lite file (the native interpreter
+    does not check before it reads)."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(8)
+    except OSError as exc:
+        raise WakeWordLoadError("wake word model (.tflite)", path, exc) from exc
+    if head[4:8] != _TFLITE_ID:
+        raise WakeWordLoadError("wake word model (.tflite)", path, "not a TensorFlow Lite file")
+
+
+def check_readable(lib: Any, path: Path) -> None:
+    """:class:`WakeWordLoadError` unless TensorFlow Lite (``lib``, a loaded C library) can read the model at
+    ``path``: the native interpreter dereferences a failed model load, so the file is tried on its own first."""
+    probe = lib.TfLiteModelCreateFromFile(str(path).encode())
+    if not probe:
+        raise WakeWordLoadError("wake word model (.tflite)", path, "TensorFlow Lite cannot read it")
+    lib.TfLiteModelDelete(probe)
+
+
+def tflite_library() -> Path:
+    """The TensorFlow Lite C library in ``pymicro-wakeword``'s wheel: every engine in the process loads this one."""
+    return _tflite_library()
 
 
 def _tflite_library() -> Path:
@@ -127,11 +150,7 @@ def _load(m: _Manifest) -> MicroWakeWord:
         lib = TfLiteWakeWord(lib_path).lib
     except OSError as exc:
         raise WakeWordLoadError("TensorFlow Lite runtime", lib_path, exc) from exc
-    # The native interpreter dereferences a failed model load; try the file on its own first.
-    probe = lib.TfLiteModelCreateFromFile(str(m.tflite).encode())
-    if not probe:
-        raise WakeWordLoadError("wake word model (.tflite)", m.tflite, "TensorFlow Lite cannot read it")
-    lib.TfLiteModelDelete(probe)
+    check_readable(lib, m.tflite)
     try:
         mww = MicroWakeWord(
             m.id,
@@ -153,15 +172,48 @@ def _load(m: _Manifest) -> MicroWakeWord:
     return mww
 
 
-class _Model:
-    __slots__ = ("armed", "frames", "last_at", "manifest", "mww", "threshold")
+class Trigger:
+    """When one model's probabilities fire: above ``threshold`` while armed and ``refractory_s`` after the last
+    detection; armed again once the probability fell under :data:`REARM_BELOW` (the phrase is over). Shared by
+    every wake word engine (``genx.local.openwakeword`` too)."""
 
-    def __init__(self, manifest: _Manifest, threshold: float | None) -> None:
+    __slots__ = ("armed", "last_at", "refractory_s", "threshold")
+
+    def __init__(self, threshold: float, refractory_s: float) -> None:
+        self.threshold = threshold
+        self.refractory_s = refractory_s
+        self.armed = True
+        self.last_at = -1e9
+
+    def fires(self, prob: float, at_s: float) -> bool:
+        if prob < REARM_BELOW:
+            self.armed = True
+        elif prob > self.threshold and self.armed and at_s - self.last_at >= self.refractory_s:
+            self.armed = False
+            self.last_at = at_s
+            return True
+        return False
+
+    def reset(self) -> None:
+        self.armed = True
+        self.last_at = -1e9
+
+
+def check_settings(threshold: float | None, refractory_s: float) -> None:
+    """:class:`WakeWordConfigError` for a threshold outside (0, 1) or a negative refractory time."""
+    if threshold is not None and not 0.0 < threshold < 1.0:
+        raise WakeWordConfigError(f"wake word threshold {threshold!r} must be between 0 and 1 (default: the model's own)")
+    if refractory_s < 0:
+        raise WakeWordConfigError(f"refractory_s {refractory_s!r} must be ≥ 0")
+
+
+class _Model:
+    __slots__ = ("frames", "manifest", "mww", "trigger")
+
+    def __init__(self, manifest: _Manifest, threshold: float | None, refractory_s: float) -> None:
         self.manifest = manifest
         self.mww = _load(manifest)
-        self.threshold = TUNED_THRESHOLD.get(manifest.id, manifest.cutoff) if threshold is None else threshold
-        self.last_at = -1e9
-        self.armed = True
+        self.trigger = Trigger(TUNED_THRESHOLD.get(manifest.id, manifest.cutoff) if threshold is None else threshold, refractory_s)
         self.frames = 0  # feature frames fed; the model runs on every ``stride``-th and answers 0.0 in between
 
     def probability(self, features: Any) -> float | None:
@@ -171,25 +223,11 @@ class _Model:
         return prob if self.frames % self.mww.stride == 0 else None
 
 
-class WakeWordDetector:
-    """Streaming wake word detection for one audio stream (see the module docstring)."""
+class StreamDetector:
+    """What every wake word engine shares: the stream clock (samples fed), odd bytes carried to the next chunk,
+    the mean cost per call, and :meth:`aprocess`. A subclass implements :meth:`_detect` on whole samples."""
 
-    def __init__(
-        self, models: Sequence[str | Path] = (DEFAULT_MODEL,), *, threshold: float | None = None, refractory_s: float = 1.0
-    ) -> None:
-        if not models:
-            raise WakeWordConfigError("no wake word model given")
-        if threshold is not None and not 0.0 < threshold < 1.0:
-            raise WakeWordConfigError(f"wake word threshold {threshold!r} must be between 0 and 1 (default: the model's own)")
-        if refractory_s < 0:
-            raise WakeWordConfigError(f"refractory_s {refractory_s!r} must be ≥ 0")
-        require_module("pymicro_wakeword", "pymicro-wakeword", "wake word detection")
-        from pymicro_wakeword import MicroWakeWordFeatures
-
-        manifests = [_manifest(m) for m in models]
-        self._models = [_Model(m, threshold) for m in manifests]
-        self._features: MicroWakeWordFeatures = MicroWakeWordFeatures()
-        self._refractory_s = refractory_s
+    def __init__(self) -> None:
         self._samples = 0
         self._odd = b""
         self._cost_s = 0.0  # exponentially weighted mean CPU time per process() call
@@ -197,7 +235,7 @@ class WakeWordDetector:
 
     @property
     def phrases(self) -> list[str]:
-        return [m.manifest.phrase for m in self._models]
+        raise NotImplementedError
 
     @property
     def stream_s(self) -> float:
@@ -208,6 +246,9 @@ class WakeWordDetector:
     def mean_cost_s(self) -> float:
         return self._cost_s
 
+    def _detect(self, data: bytes, at_s: float) -> list[WakeWordDetection]:
+        raise NotImplementedError
+
     def process(self, pcm: bytes) -> list[WakeWordDetection]:
         """Feed the next chunk of 16 kHz mono int16 PCM; the detections it completed (usually none)."""
         t0 = time.perf_counter()
@@ -217,19 +258,7 @@ class WakeWordDetector:
         else:
             self._odd = b""
         self._samples += len(data) // 2
-        at = self.stream_s
-        out: list[WakeWordDetection] = []
-        for features in self._features.process_streaming(data):
-            for m in self._models:
-                prob = m.probability(features)
-                if prob is None:
-                    continue
-                if prob < REARM_BELOW:
-                    m.armed = True  # the phrase is over: the next one may fire
-                elif prob > m.threshold and m.armed and at - m.last_at >= self._refractory_s:
-                    m.armed = False
-                    m.last_at = at
-                    out.append(WakeWordDetection(m.manifest.id, m.manifest.phrase, at, float(prob)))
+        out = self._detect(data, self.stream_s)
         cost = time.perf_counter() - t0
         self._calls += 1
         self._cost_s = cost if self._calls == 1 else 0.95 * self._cost_s + 0.05 * cost
@@ -243,32 +272,74 @@ class WakeWordDetector:
 
     def reset(self) -> None:
         """Start a new stream: forget buffered audio, model state and the clock."""
-        self._features.reset()
-        for m in self._models:
-            m.mww.reset()
-            m.last_at = -1e9
-            m.armed = True
-            m.frames = 0
         self._samples = 0
         self._odd = b""
 
     def close(self) -> None:
-        for m in self._models:
-            m.mww.close()
+        pass
 
-    def __enter__(self) -> WakeWordDetector:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
 
+class WakeWordDetector(StreamDetector):
+    """Streaming wake word detection with microWakeWord models for one audio stream (see the module docstring)."""
+
+    def __init__(
+        self, models: Sequence[str | Path] = (DEFAULT_MODEL,), *, threshold: float | None = None, refractory_s: float = 1.0
+    ) -> None:
+        super().__init__()
+        if not models:
+            raise WakeWordConfigError("no wake word model given")
+        check_settings(threshold, refractory_s)
+        require_module("pymicro_wakeword", "pymicro-wakeword", "wake word detection")
+        from pymicro_wakeword import MicroWakeWordFeatures
+
+        manifests = [_manifest(m) for m in models]
+        self._models = [_Model(m, threshold, refractory_s) for m in manifests]
+        self._features: MicroWakeWordFeatures = MicroWakeWordFeatures()
+
+    @property
+    def phrases(self) -> list[str]:
+        return [m.manifest.phrase for m in self._models]
+
+    def _detect(self, data: bytes, at_s: float) -> list[WakeWordDetection]:
+        out: list[WakeWordDetection] = []
+        for features in self._features.process_streaming(data):
+            for m in self._models:
+                prob = m.probability(features)
+                if prob is not None and m.trigger.fires(prob, at_s):
+                    out.append(WakeWordDetection(m.manifest.id, m.manifest.phrase, at_s, float(prob)))
+        return out
+
+    def reset(self) -> None:
+        super().reset()
+        self._features.reset()
+        for m in self._models:
+            m.mww.reset()
+            m.trigger.reset()
+            m.frames = 0
+
+    def close(self) -> None:
+        for m in self._models:
+            m.mww.close()
+
+
 __all__ = [
     "BUILTIN",
     "DEFAULT_MODEL",
     "TUNED_THRESHOLD",
+    "StreamDetector",
+    "Trigger",
     "WakeWordConfigError",
     "WakeWordDetection",
     "WakeWordDetector",
     "WakeWordLoadError",
+    "check_readable",
+    "check_settings",
+    "check_tflite",
+    "tflite_library",
 ]

@@ -269,3 +269,12 @@ def test_gui_with_a_corrupt_config_starts_on_the_defaults_and_leaves_the_file(bu
     assert "window shown" in log and "voice loop ready" in log  # started on the defaults
     assert "closed cleanly" in log
     assert cfg.read_text(encoding="utf-8") == BAD_CONFIG
+
+
+def test_the_bundle_carries_the_voice_and_no_openwakeword_models(bundle: Path) -> None:
+    names = {p.name for p in bundle.rglob("*") if p.is_file()}
+    dirs = {p.name for p in bundle.rglob("*") if p.is_dir()}
+    assert {"en_US-joe-medium.onnx", "en_US-joe-medium.onnx.json"} <= names
+    # openWakeWord's wake word models are CC BY-NC-SA 4.0: the opt-in engine is never part of a release
+    assert "pyopen_wakeword" not in dirs
+    assert not names & {"embedding_model.tflite", "melspectrogram.tflite", "hey_rhasspy.tflite"}

@@ -7,6 +7,7 @@ chunks. Expected timestamps come from where the test put the phrase in the strea
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 import numpy as np
 import pytest
@@ -21,7 +22,11 @@ pytestmark = pytest.mark.integration
 LEAD_MS = 1000
 
 
-def feed(det: WakeWordDetector, pcm: bytes, chunk_ms: int = 10) -> list[WakeWordDetection]:
+class Detector(Protocol):
+    def process(self, pcm: bytes) -> list[WakeWordDetection]: ...
+
+
+def feed(det: Detector, pcm: bytes, chunk_ms: int = 10) -> list[WakeWordDetection]:
     step = RATE * chunk_ms // 1000 * 2
     out: list[WakeWordDetection] = []
     for i in range(0, len(pcm), step):

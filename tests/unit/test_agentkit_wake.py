@@ -16,14 +16,17 @@ from genx.agentkit.wake import earcon_pcm, strip_wake_phrase
 @dataclass(frozen=True)
 class _Detection:
     phrase: str
+    at_s: float
 
 
 class ScriptedWakeDetector:
-    """Fires once the audio fed to it reaches each scheduled stream time (seconds since the rig's start)."""
+    """Fires once the audio fed to it reaches each scheduled stream time (seconds since the rig's start); with
+    ``late_by``, reports each detection that much later, stamped with its own time (a detector on a thread)."""
 
-    def __init__(self, at: list[float]) -> None:
+    def __init__(self, at: list[float], late_by: float = 0.0) -> None:
         self.phrases = ["Hey Jarvis"]
         self.pending = sorted(at)
+        self.late_by = late_by
         self.samples = 0
         self.fed: list[bytes] = []
 
@@ -32,9 +35,8 @@ class ScriptedWakeDetector:
         self.fed.append(pcm)
         t = self.samples / RATE
         out = []
-        while self.pending and t >= self.pending[0]:
-            self.pending.pop(0)
-            out.append(_Detection("Hey Jarvis"))
+        while self.pending and t >= self.pending[0] + self.late_by:
+            out.append(_Detection("Hey Jarvis", self.pending.pop(0)))
         return out
 
 
@@ -197,6 +199,37 @@ async def test_a_request_in_the_same_breath_keeps_the_phrase_s_tail_in_its_one_u
     assert [e.text for e in rig.of(UserFinal)] == ["Stop."]
     # the utterance starts in the replay: it holds the phrase's last 140 ms and all of "stop"
     assert rig.asr.utterances[0][1] >= int((0.14 + 0.37) * RATE) * 2
+    await rig.stop()
+
+
+@pytest.mark.parametrize("late_by", [0.0, 0.3, 0.7])
+async def test_a_detection_reported_late_replays_from_its_own_time_so_a_request_in_the_same_breath_keeps_its_start(
+    late_by: float,
+) -> None:
+    det = ScriptedWakeDetector([1.06], late_by=late_by)  # "Hey Jarvis stop" in one breath, heard at 1.06 s
+    rig = await _rig(speech=[(0.3, 1.0), (1.03, 1.4)], transcripts=["Jarvis, stop."], replies=[SHORT], wake_detector=det, config=_cfg())
+    await rig.run_until(4.0)
+    assert len(rig.of(SpeechStarted)) == 1
+    assert [e.text for e in rig.of(UserFinal)] == ["Stop."]
+    # as reported in time: the phrase's last 140 ms and all of "stop" (0.37 s), however late the report came
+    assert rig.asr.utterances[0][1] >= int((0.14 + 0.37) * RATE) * 2
+    await rig.stop()
+
+
+@pytest.mark.parametrize("late_by", [0.3, 0.6])
+async def test_a_detection_reported_late_still_drops_the_phrase_s_tail_before_a_pause(late_by: float) -> None:
+    det = ScriptedWakeDetector([1.06], late_by=late_by)
+    rig = await _rig(
+        speech=[(0.3, 1.0), (2.0, 3.0)],
+        transcripts=["what color is the sky", "I'm not sure."],
+        replies=[SHORT, SHORT],
+        wake_detector=det,
+        config=_cfg(wake_replay_ms=200),
+    )
+    await rig.run_until(7.0)
+    assert [e.text for e in rig.of(UserFinal)] == ["what color is the sky"]
+    started = rig.of(SpeechStarted)
+    assert len(started) == 1 and started[0].at - rig.t0 >= 2.0
     await rig.stop()
 
 

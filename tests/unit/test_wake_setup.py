@@ -49,3 +49,65 @@ def test_the_built_in_model_loads_and_follow_up_reaches_the_loop_config() -> Non
     assert det is not None and det.phrases == ["Hey Jarvis"]
     det.close()
     assert loop_config(s).follow_up_s == 5.0
+
+
+def wake_settings(engine: str) -> Settings:
+    s = Settings()
+    s.loop.wake_word = True
+    s.loop.wake_word_engine = engine  # type: ignore[assignment]
+    return s
+
+
+def test_the_default_engine_is_microwakeword_alone() -> None:
+    pytest.importorskip("pymicro_wakeword")
+    assert Settings().loop.wake_word_engine == "micro"
+    det, warning = build_wake_detector(wake_settings("micro").loop)
+    from genx.local.wakeword import WakeWordDetector
+
+    assert warning == "" and isinstance(det, WakeWordDetector)
+    det.close()
+
+
+def test_the_openwakeword_engine_runs_on_a_thread_of_its_own() -> None:
+    pytest.importorskip("pyopen_wakeword")
+    from genx.local.wake_ensemble import BackgroundDetector
+
+    det, warning = build_wake_detector(wake_settings("openwakeword").loop)
+    assert warning == "" and isinstance(det, BackgroundDetector)
+    assert det.phrases == ["Hey Jarvis"]
+    det.close()
+
+
+def test_both_engines_listen_for_one_phrase() -> None:
+    pytest.importorskip("pyopen_wakeword")
+    pytest.importorskip("pymicro_wakeword")
+    from genx.local.wake_ensemble import AnyOfDetector
+
+    det, warning = build_wake_detector(wake_settings("both").loop)
+    assert warning == "" and isinstance(det, AnyOfDetector)
+    assert det.phrases == ["Hey Jarvis"]
+    assert det.process(b"\x00\x00" * 320) == []
+    det.close()
+
+
+def test_both_engines_without_openwakeword_installed_leave_microwakeword_listening_and_say_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("pymicro_wakeword")
+    import importlib.util
+
+    from genx.local.wakeword import WakeWordDetector
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pyopen_wakeword" else real(name, *a))
+    det, warning = build_wake_detector(wake_settings("both").loop)
+    assert isinstance(det, WakeWordDetector)
+    assert warning.startswith("wake word engine openWakeWord off, microWakeWord alone listens")
+    assert "pip install pyopen-wakeword" in warning
+    det.close()
+
+
+def test_an_unknown_engine_is_a_settings_error_naming_the_choices() -> None:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError) as e:
+        Settings.model_validate({"loop": {"wake_word_engine": "porcupine"}})
+    assert "micro" in str(e.value) and "openwakeword" in str(e.value)
