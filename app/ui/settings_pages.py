@@ -294,10 +294,11 @@ class SettingsPages(QDialog):
         self.global_status.setText(f"Window only: {why_not}." if why_not else f"Active: {key} works in every window (X11).")
 
     def _wake_phrase(self) -> str:
+        from genx.local.openwakeword import phrase_of
         from genx.local.wakeword import BUILTIN
 
         model = self.base.loop.wake_word_model
-        return BUILTIN.get(model, model)
+        return BUILTIN.get(model) or phrase_of(model)  # openWakeWord's names, or one read from a file name
 
 
 __all__ = ["REMOTE_NOTICE", "VAD_WORDS", "SettingsPages"]

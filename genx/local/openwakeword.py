@@ -3,8 +3,8 @@
 Why a second engine: microWakeWord's models (:mod:`genx.local.wakeword`) score about 0.0 on espeak-ng's
 formant voices, whatever the threshold. openWakeWord's classifiers sit on a speech embedding model trained on
 far more varied speech, and they hear those voices (``bench/wake_word.py`` measures both, and either of them,
-side by side). They cost more: the embedding model takes about 5 ms of CPU per 80 ms step, ~7 % of one core
-(microWakeWord: ~0.4 %), so the app runs this engine on a thread of its own
+side by side). They cost more: the embedding model takes about 4.7 ms of CPU per 80 ms step, ~6 % of one core
+(microWakeWord: ~0.3 %), so the app runs this engine on a thread of its own
 (:class:`genx.local.wake_ensemble.BackgroundDetector`), never on the event loop.
 
 :class:`OpenWakeWordDetector` has :class:`~genx.local.wakeword.WakeWordDetector`'s interface and firing rule
@@ -54,8 +54,9 @@ BUILTIN: dict[str, str] = {
     "hey_rhasspy": "Hey Rhasspy",
 }
 DEFAULT_THRESHOLD = 0.5  # openWakeWord's own default
-# bench/wake_word.py, hey_jarvis: the one false accept in 62.8 min of non-wake audio was a near miss at 0.912;
-# at 0.9 it missed 3 of 24 espeak-ng utterances, at 0.95 5 of 24 (each of them heard by microWakeWord or not)
+# bench/wake_word.py, hey_jarvis over two runs (125 min of non-wake audio): at 0.95, 2 false accepts (a near miss,
+# speech in noise), at 0.9 3; missed espeak-ng utterances 21-29 % at 0.95, 12-25 % at 0.9. The fewest false accepts
+# of the points measured (a first probe's near miss scored 0.91: it fired at 0.9 and at the library's 0.5)
 TUNED_THRESHOLD: dict[str, float] = {"hey_jarvis": 0.95}
 TFLITE_THREADS = 1
 

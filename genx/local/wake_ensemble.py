@@ -7,7 +7,7 @@
 * :class:`BackgroundDetector`: a detector on a thread of its own. :meth:`~BackgroundDetector.process` hands the
   chunk over and returns at once with what the thread completed since the last call, so a detection comes one
   call (plus its compute) later than inline, stamped with its own stream time. For an engine too costly for the
-  event loop (openWakeWord, ~5 ms per 80 ms step); a failure on the thread is raised by the next call.
+  event loop (openWakeWord, ~4.7 ms per 80 ms step); a failure on the thread is raised by the next call.
 
 Both have the detector interface the wake gate uses (``genx.agentkit.wake.WakeDetectorLike``): ``phrases``,
 ``process``, ``reset``, ``close``. Does not own the engines (``genx.local.wakeword``, ``genx.local.openwakeword``).

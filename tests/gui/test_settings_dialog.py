@@ -289,3 +289,10 @@ def test_a_configured_realtime_model_can_be_chosen_and_switched_off_again(aloop,
 def test_without_a_realtime_model_the_choice_is_off_and_disabled(aloop, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
     d = dialog(aloop, qtbot, tmp_path / "config.toml")
     assert not d.realtime_combo.isEnabled() and d.realtime_combo.currentData() == ""
+
+
+def test_the_wake_word_checkbox_names_an_openwakeword_model_s_phrase(aloop, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    s = Settings()
+    s.loop.wake_word_engine, s.loop.wake_word_model = "openwakeword", "hey_rhasspy"
+    d = dialog(aloop, qtbot, tmp_path / "config.toml", settings=s)
+    assert "Hey Rhasspy" in d.wake_check.text()
