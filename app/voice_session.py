@@ -3,6 +3,7 @@ and the benches drive it too) and :func:`open_devices`."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -162,4 +163,7 @@ class Session:
                 if not ok:
                     log.warning("closing %s did not finish in time; left it to finish in the background", what)
             if self.stack is not None and self.stack.wake_detector is not None:
-                self.stack.wake_detector.close()
+                # off the loop: an engine on its own thread (openWakeWord) is joined, up to 2 s
+                ok, _ = await dl.wait(asyncio.to_thread(self.stack.wake_detector.close), floor_s=DEVICE_FLOOR_S)
+                if not ok:
+                    log.warning("closing the wake word detector did not finish in time")
