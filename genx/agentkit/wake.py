@@ -217,7 +217,8 @@ class WakeGate:
             self._to_vad(c)
 
     def _keep(self, chunk: MessageChunk) -> None:
-        """Asleep: remember the last ``replay_ms`` (what the VAD gets first when the wake word is heard)."""
+        """Asleep: remember the last ``replay_ms`` + :data:`MAX_LAG_MS` (the VAD gets ``replay_ms`` of it before the
+        detection's own time, and what came after, when the wake word is heard)."""
         self._recent.append(chunk)
         self._recent_bytes += blob_len(chunk)
         self._trim(self._core.config.wake_replay_ms + MAX_LAG_MS)
