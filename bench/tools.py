@@ -57,7 +57,18 @@ reminder or a timer; how far a place's clock is from ours; fractions in a sum, a
 1st" (the words are right; the date tool and the scorer read a bare day already past, "March 1st", as next year's).
 ``tools_heldout12.jsonl`` (158 utterances) was written blind, during the twelfth round, by a writer who had not seen
 the router's code, tests or results (who saw this docstring's earlier rounds' figures, not their sets): it measures
-that round (89.2 % intent / 83.7 % slots with the pre-match).
+that round (89.2 % intent / 83.7 % slots with the pre-match). The thirteenth round tuned on it (its pre-match failures
+fixed by general rules, each with new phrasings in the unit tests: a correction with no pause, "five no make that eight
+minutes"; a request said anew after a marker; "like" before a value; a command straight after a clause with its own
+subject; a reason with no pause; "but only" before a repeat; "did you set my alarm" lists; not wanting an item at all
+cancels nothing: 89.2 / 83.7 -> 100 / 97.8 % with the pre-match): it no longer measures unseen data. Three are left:
+two repeating alarms at a bare hour labelled without "am" (heldout6 and the unit tests read a repeating alarm's bare
+hour as a wake-up), and "the second timer" labelled "2" (the second pending timer and the item numbered 2 differ once
+one was cancelled). ``tools_heldout13.jsonl`` (159 utterances) was written blind, during the thirteenth round, by a
+writer who read only README.md and the tuning set (not the router's code, tests, results or the other held-out sets):
+it measures that round (79.9 % intent / 66.4 % slots with the pre-match before the round, 84.3 / 71.3 after). Four of
+its labels put a repeat in the time ("every weekday at 6:30 am") instead of the ``repeat`` slot the README's examples
+and the tools use; they count as failures as written.
 """
 
 from __future__ import annotations
@@ -163,6 +174,7 @@ SETS = (
     "heldout10",
     "heldout11",
     "heldout12",
+    "heldout13",
     "tuning",
 )
 

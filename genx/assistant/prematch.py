@@ -3,12 +3,14 @@
 :func:`prematch` returns an :class:`~genx.assistant.intents.Intent` when the
 *whole* message is one of the phrasings (after dropping politeness: "could you
 please", "hey Parley,", "do one thing,", "reckon you could", "be so kind as to", trailing "please", "thank you very much";
-a hesitation inside it, "what's, uh, 6 times 8"; "would you mind setting …" is "set …";
+a hesitation inside it, "what's, uh, 6 times 8", and "like" before a value, "a timer for like 3 minutes"; a lead "quick";
+"would you mind setting …" is "set …";
 "whats", "dont" are "what's", "don't"; letters said one by one are one word, "u t c" → "utc"; a question
 mark between two questions is a comma; regional words are the common ones, :mod:`.prematch_regional`; slang is the plain
 words and a number heard as a word is the number where only a number stands, "gimme", "a timer for to minutes",
 :mod:`.prematch_slang`;
-a correction mid-sentence, "eight minutes, actually make it twelve", is the request it makes,
+a correction mid-sentence, "eight minutes, actually make it twelve", "five no make that eight minutes", is the request it
+makes, and a request said anew after a marker, "what's 9 times 8 no wait 9 times 7", is the request,
 :mod:`.prematch_correction`; words said twice are said once, "set a set a timer", and what is said to Parley
 after talk to others is the request, "Okay kids, quiet. Parley, …", :mod:`.prematch_speech`; a pet name after it,
 ", dear", is none of it; 24-hour times read as 12-hour ones, "zero six thirty", :mod:`.prematch_hours`), else ``None`` and the model router
@@ -23,9 +25,12 @@ are claimed only when the tool's parser reads their value (each module says
 which). Matching the whole message is what keeps questions that merely mention
 a tool's words ("who invented the alarm clock", "what time does the bakery
 open") with the model; a clause that only sets the scene may come first ("I'm
-putting the pizza in, set a timer for 12 minutes", "the rice is on so set a timer …"; a clause about a thing, "the kids keep
-asking, how many sleeps until christmas", only before a request that says its own value), thinking aloud may come before a
-command once it is settled ("what was it, oh yes, remind me …"), and a reason may follow ("…, the recipe's American").
+putting the pizza in, set a timer for 12 minutes", "the rice is on so set a timer …"; with no pause only a clause with its
+own subject before a command it does not bind, "I just glued it set a timer …", not "I forgot to set …"; a clause about a
+thing, "the kids keep asking, how many sleeps until christmas", only before a request that says its own value), thinking
+aloud may come before a command once it is settled ("what was it, oh yes, remind me …"), and a reason may follow
+("…, the recipe's American"; with no pause a clause with its own subject, "… at 5.30 I've got a flight", or after a
+question about a value what it is for, "… in celsius for my mash").
 Microseconds to a few hundred a call (no model, no I/O) once
 :func:`warm_prematch` has loaded the unit registry and the place table (about a second, once).
 """
@@ -38,7 +43,7 @@ from collections.abc import Callable
 from genx.assistant.intents import Intent
 from genx.assistant.prematch_backref import match_back_reference
 from genx.assistant.prematch_clock import match_date, match_time
-from genx.assistant.prematch_correction import corrected
+from genx.assistant.prematch_correction import corrected, restarts
 from genx.assistant.prematch_hours import twelve_hour
 from genx.assistant.prematch_manage import match_cancel, match_list
 from genx.assistant.prematch_numbers import match_calc, match_convert
@@ -53,7 +58,8 @@ __all__ = ["clean_utterance", "prematch", "warm_prematch"]
 _TO_DO = r"convert|calculate|work out|know|figure|set (?:a|an|the|my)\b|start (?:a|an|the)\b"
 _LEAD = re.compile(
     r"^(?:(?:(?:hey|hi|hello)(?: there)?|ok|okay|so(?: like)?|and|um|oh no|uh|erm|hmm|well|oh|alright|right|yo|parley|assistant|computer|"
-    r"excuse me|sorry|good (?:morning|afternoon|evening)|yes|yeah|yep|yup|sure|google|alexa|siri|quick one|let's see|let me see)"
+    r"excuse me|sorry|good (?:morning|afternoon|evening)|yes|yeah|yep|yup|sure|google|alexa|siri|quick one|quick(?:ly)?(?! question)|"
+    r"let's see|let me see)"
     r"\b[ ,]*)*"
     r"(?:(?:can|could|would|will) you(?: please| maybe| possibly| perhaps| just| mind)*(?: quickly)?(?: be able to)?"
     r"(?: tell me| let me know| check| say)?(?! (?:if|whether)\b) |please,? |kindly |"
@@ -110,6 +116,8 @@ _AGAIN = re.compile(r"[ ,]+again$", re.IGNORECASE)
 _REMINDING = re.compile(r"\b(?:remind|reminder|forget|remember)", re.IGNORECASE)
 #: A hesitation inside the sentence is no word of it: "what's, uh, 6 times 8" (at the start it is a lead, :data:`_LEAD`).
 _HESITATION = re.compile(r",? \b(?:uh|uhh|um|umm|uhm|erm|er)\b,?(?= )", re.IGNORECASE)
+#: "like" said before a value is a filler ("a timer for like 3 minutes", "remind me in like an hour"), not a word of it.
+_LIKE = re.compile(r"\b(for|in|at|by|until|till|about|around) like,? (?=\S)", re.IGNORECASE)
 _COMMAND_AFTER = re.compile(r" (?:just |now |please )?(?:set|start|remind|wake|cancel|stop|delete)\b", re.IGNORECASE)
 
 
@@ -145,7 +153,7 @@ def clean_utterance(text: str) -> str:
     t = _SPELT.sub(_spelt, t)
     t = _BARE_CONTRACTION.sub(_apostrophe, t)
     t = _MIND_GERUND.sub(lambda m: m[1] + _BASE[m[2].lower()], t)
-    t = twelve_hour(standard_words(plain_words(_HESITATION.sub(_hesitation, t))))
+    t = twelve_hour(standard_words(plain_words(_LIKE.sub(r"\1 ", _HESITATION.sub(_hesitation, t)))))
     for _ in range(3):
         t = _TAIL.sub("", _VOCATIVE.sub("", _LEAD.sub("", t))).strip(" ?!.,")
         if not _REMINDING.search(t):
@@ -183,7 +191,19 @@ def _prematch(text: str) -> Intent | None:
         return None
     if (fixed := corrected(t)) is not None:  # "… eight minutes, actually make it twelve": the request is the rewrite
         t = fixed
-    return _match(t) or _after_scene(t) or _after_recall(t) or match_back_reference(t, _match) or _before_reason(t)
+    return _match(t) or _restarted(t) or _after_scene(t) or _after_recall(t) or match_back_reference(t, _match) or _before_reason(t)
+
+
+def _restarted(t: str) -> Intent | None:
+    """A request begun, then said anew after a correction marker: "set a no wait can you set a timer for 12 minutes",
+    "what's 9 times 8 no wait 9 times 7": the whole request said last is the request. Not "…, actually never mind": that
+    takes back the request itself, and cancels nothing that is set."""
+    if not _REQUEST.match(t):
+        return None
+    for rest in restarts(t):
+        if (intent := _match(clean_utterance(rest))) is not None:
+            return None if intent.tool == "cancel_timer" and not intent.arguments else intent
+    return None
 
 
 def _match(t: str) -> Intent | None:
@@ -222,6 +242,25 @@ _COMMAND = re.compile(r"(?:set|start|put|give me|make|remind|wake|cancel|stop|de
 _SCENE_END = re.compile(r", | so (?=\S)", re.IGNORECASE)
 
 
+#: A command straight after a clause with its own subject, no pause: "I just glued the joint set a glue timer …".
+_COMMAND_START = re.compile(r" (?=(?:set|start|remind|wake|put on|give me) )", re.IGNORECASE)
+#: Words that make the command part of the clause ("I forgot to set an alarm", "I already set one", "we can start a timer",
+#: "I need to go set an alarm").
+_BOUND = frozenset(
+    "to and or but i you we they he she it will can could would should might must shall did didn't don't not never already "
+    "just also then please me let's lets who that which i'll we'll you'll they'll he'll she'll i'd we'd you'd they'd "
+    "go come help let".split()
+)
+
+
+def _scene_ends(t: str, subject: bool) -> list[int]:
+    """Where a scene may end: at a pause or "so", and, after a clause with its own subject, before an unbound command."""
+    ends = [m.end() for m in _SCENE_END.finditer(t)]
+    if subject:
+        ends += [m.end() for m in _COMMAND_START.finditer(t) if t[: m.start()].split()[-1].lower() not in _BOUND]
+    return sorted(ends)
+
+
 def _after_scene(t: str) -> Intent | None:
     """A whole request after a clause that sets the scene: "I'm putting the pizza in, set a timer for 12 minutes".
 
@@ -229,8 +268,8 @@ def _after_scene(t: str) -> Intent | None:
     subject, thing, topic = bool(_SCENE.match(t)), bool(_THING_SCENE.match(t)), bool(_TOPIC.match(t))
     if not (subject or thing or topic):
         return None
-    for comma in _SCENE_END.finditer(t):
-        rest = clean_utterance(t[comma.end() :])  # "…, um what day is it", "…, so remind me …"
+    for end in _scene_ends(t, subject):
+        rest = clean_utterance(t[end:])  # "…, um what day is it", "…, so remind me …"
         if not _REQUEST.match(rest) or _BACK_REFERENCE.search(rest):
             continue
         if (intent := _match(rest)) is not None and (subject or (thing and _COMMAND.match(rest)) or (topic and intent.arguments)):
@@ -262,6 +301,16 @@ _REASON = re.compile(
 )
 
 
+#: A reason said with no pause: a clause with its own subject and a verb ("… at 5.30 I've got a flight"), or, after a
+#: question about a value, what it is for ("… in celsius for my mash"; after a timer "for the eggs" is its name).
+_SAID_REASON = re.compile(
+    r" (?=(?:i|i'm|i've|i'll|i'd|we|we're|we've|we'll|because|cause) [a-z']+ [a-z']+)|"
+    r" (?=for (?:the|my|our|a) [a-z]+(?: [a-z]+)?$)",
+    re.IGNORECASE,
+)
+_VALUE_TOOLS = frozenset(("convert_units", "calculate", "current_time", "date_info"))
+
+
 def _before_reason(t: str) -> Intent | None:
     """A whole request said as one (a command or a question), then a clause saying why: the request alone decides.
 
@@ -269,6 +318,12 @@ def _before_reason(t: str) -> Intent | None:
     for comma in re.finditer(r", ", t):
         head = clean_utterance(t[: comma.start()])  # "… in Auckland please, I want to ring my aunt"
         if _REQUEST.match(head) and _REASON.match(t[comma.end() :]) and (intent := _match(head)) is not None:
+            return intent
+    for cut in _SAID_REASON.finditer(t):
+        head = clean_utterance(t[: cut.start()])
+        if not _REQUEST.match(head) or (intent := _match(head)) is None:
+            continue
+        if not t[cut.end() :].lower().startswith("for ") or intent.tool in _VALUE_TOOLS:
             return intent
     return None
 

@@ -26,7 +26,6 @@ from genx.assistant.slot_reads import read_match, reads
 __all__ = ["match_date", "match_time"]
 
 
-
 _NOW = (
     r"(?:(?: right)? now| currently| at the moment| at the minute| at present| today| just now| there| here| over here| back home|"
     r" at home)?"
@@ -65,9 +64,10 @@ _TIME_OF_PLACE = [
     _rx(rf"(?:what(?:'s| is) )?the time difference (?:with|to|between here and|between us and|from here to) {_PLACE}"),
     # whether it is a decent hour there: "is it too early to ring my nan in Perth"
     _rx(rf"is it (?:too|very|a bit|still too) (?:late|early) to (?:call|ring|phone|text|message|wake) [a-z' ]+? in {_PLACE}{_NOW}"),
-    # the place in a clause around the question: "I'm calling my sister in Melbourne, what time is it there",
+    # the place in a clause around the question, with or without a pause: "I'm calling my sister in Melbourne, what time is it
+    # there", "is it too late to ring my nan in Perth what time is it there",
     # "what time is it where my brother lives, in Denver"
-    _rx(rf"[^,]* (?:in|from) {_PLACE}, (?:so )?(?:what(?:'s| is) the time|what time is it) (?:there|over there){_NOW}"),
+    _rx(rf"[^,]* (?:in|from) {_PLACE},? (?:so )?(?:what(?:'s| is) the time|what time is it) (?:there|over there){_NOW}"),
     _rx(rf"(?:what(?:'s| is) the time|what time is it) (?:where|for) [^,]+, (?:in|over in|out in) {_PLACE}"),
     # a place's zone, which the clock's answer names: "what's the time zone in Chicago", "what time zone is Denver in"
     _rx(rf"(?:what(?:'s| is) )?(?:the )?time ?zone (?:in|of|for) {_PLACE}"),

@@ -12,6 +12,11 @@ correction ("… 5 minutes, actually two timers", a reminder's "actually, …"):
 the caller matches the words as said, and :func:`starts_with_correction` tells
 the timer parsers such words are no name. A placed correction is the request: when the rewrite matches no tool
 ("remind me to buy 2 lemons, actually 3" → "… buy 3 lemons", no moment), the words as said are not matched either.
+Said in one breath, with no pause, a correction is the same ("a timer for five no make that eight minutes", "at 6 actually
+no 6:30", "in 60 no 45 minutes"); a replacement that starts with a preposition the request holds replaces its last phrase
+of that preposition, when it is no longer ("the time in Paris, no sorry, in Berlin" → "the time in Berlin").
+:func:`restarts` gives the words after each marker, latest first: a whole request said after one is the request ("set a,
+no wait, can you set a timer …").
 """
 
 from __future__ import annotations
@@ -21,15 +26,20 @@ import re
 from genx.assistant.patterns import rx as _rx
 from genx.toolbox.numwords import words_to_numbers
 
-__all__ = ["corrected", "starts_with_correction"]
-
+__all__ = ["corrected", "restarts", "starts_with_correction"]
 
 
 _MARK = r"(?:actually|sorry|no wait|wait|no|nope|i mean|i meant|or rather|rather|scratch that|correction|oops|my bad|my mistake)"
 _MAKE_IT = r"(?:make (?:it|that)|change (?:it|that) to|let's (?:say|make it)|(?:it|that) should be)"
 #: The last pause then a marker (or "make it" alone): what follows is the replacement.
 _CORRECTION = _rx(rf"(?P<head>.+), (?:(?:{_MARK})(?:[ ,]+{_MARK})*[ ,]+(?:{_MAKE_IT} )?|{_MAKE_IT} )(?P<repl>.+)")
+#: The same said in one breath: a marker (or "make it") straight after the value, no pause.
+_INLINE = _rx(rf" (?:(?:{_MARK})(?: {_MARK})*(?: {_MAKE_IT})?|{_MAKE_IT}) (?=\S)")
 _TRAILING_MARK = _rx(rf"(?:,? {_MARK})+$")
+#: A marker anywhere, with or without a pause: where a restart may begin.
+_ANY_MARK = _rx(rf"(?:^|[ ,])(?:{_MARK})(?:[ ,]+(?:{_MARK}))*[ ,]+")
+#: A replacement that starts with a preposition: it replaces the request's last phrase of that preposition.
+_REPL_PHRASE = _rx(r"(?P<prep>in|at|to|into|for|on|from|by) \S.*")
 #: A name may start with a plain word that can be a marker ("no onions", "wait for the kettle"), not with a sure one.
 _SURE = r"(?:actually|sorry|no wait|i mean|i meant|or rather|scratch that|correction)"
 _STARTS = _rx(rf"(?:{_SURE}|{_MAKE_IT})\b|{_MARK},")
@@ -71,16 +81,34 @@ def _replaced(amounts: list[re.Match[str]], new: re.Match[str]) -> re.Match[str]
     return ranked[0] if ranked else None
 
 
-def corrected(t: str) -> str | None:
-    """``t`` with its mid-sentence correction applied (module docstring), or ``None``."""
-    m = _CORRECTION.fullmatch(t)
-    if m is None:
-        return None
-    head = words_to_numbers(_TRAILING_MARK.sub("", m["head"]))  # "3 minutes, no wait, make it 4": "no wait" is no head
-    repl = words_to_numbers(m["repl"].strip(" ,"))
-    if (new := _REPL_AMOUNT.fullmatch(repl)) and (old := _replaced(list(_ANY_AMOUNT.finditer(head)), new)):
+def _placed(head: str, repl: str, *, inline: bool = False) -> str | None:
+    """``head`` with ``repl`` put in place of what it replaces (an amount, an item, a phrase), or ``None``.
+
+    ``inline`` (no pause): only what ends ``head``, the slip said just before the marker ("if it's actually 3 days" is none)."""
+    head = words_to_numbers(_TRAILING_MARK.sub("", head))  # "3 minutes, no wait, make it 4": "no wait" is no head
+    repl = words_to_numbers(repl.strip(" ,"))
+    amounts = [a for a in _ANY_AMOUNT.finditer(head) if not inline or a.end() == len(head)]
+    if (new := _REPL_AMOUNT.fullmatch(repl)) and (old := _replaced(amounts, new)):
         value = new["num"] + (new["unit"] or old["unit"])
         return f"{head[: old.start()]}{value}{head[old.end() :]}"
-    if (item := _REPL_ITEM.fullmatch(repl)) and (old_item := _LAST_ITEM.search(head)):
+    if (item := _REPL_ITEM.fullmatch(repl)) and (old_item := _LAST_ITEM.search(head)) and not (inline and old_item.end() < len(head)):
         return f"{head[: old_item.start()]}the {item['name']} {old_item['kind']}{head[old_item.end() :]}"
+    cut = head.lower().rfind(f" {phrase['prep'].lower()} ") if (phrase := _REPL_PHRASE.fullmatch(repl)) else -1
+    if cut > 0 and len(repl.split()) <= len(head[cut:].split()):  # "in Paris" → "in Berlin"; not "say no to Bob at 5"
+        return f"{head[:cut]} {repl}"
     return None
+
+
+def corrected(t: str) -> str | None:
+    """``t`` with its mid-sentence correction applied (module docstring), or ``None``."""
+    if (m := _CORRECTION.fullmatch(t)) and (fixed := _placed(m["head"], m["repl"])) is not None:
+        return fixed
+    for mark in reversed(list(_INLINE.finditer(t))):  # one breath: "… for five no make that eight minutes"
+        if (fixed := _placed(t[: mark.start()], t[mark.end() :], inline=True)) is not None:
+            return fixed
+    return None
+
+
+def restarts(t: str) -> list[str]:
+    """The words after each correction marker in ``t``, the latest first: where a request may have been said anew."""
+    return [t[m.end() :] for m in reversed(list(_ANY_MARK.finditer(t))) if m.start() > 0 and m.end() < len(t)]

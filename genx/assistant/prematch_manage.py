@@ -6,7 +6,8 @@ one of its phrasings. A list question may say "right now" or "currently", be
 indirect ("check whether I've got an alarm set") or name a timer by what it
 times ("how long is left on the brisket"); a
 cancel may follow second thoughts ("actually, never mind, cancel it"), say it is final ("for good") or come after a clause
-naming the item ("the 6 pm alarm, get rid of it": the 6 pm alarm). What a
+naming the item ("the 6 pm alarm, get rid of it": the 6 pm alarm); not wanting one at all ("I don't need a reminder
+for that") cancels nothing. What a
 cancel names ("the pasta timer", "tomorrow's alarm", "it") is the ``which``
 slot, read by the tool (:func:`genx.toolbox.reminders.choose.choose`).
 """
@@ -20,7 +21,6 @@ from genx.assistant.patterns import rx as _rx
 from genx.toolbox.numwords import words_to_numbers
 
 __all__ = ["match_cancel", "match_list"]
-
 
 
 _KINDS = r"(?:timers?|alarms?|reminders?|countdowns?)"
@@ -73,6 +73,10 @@ _LIST = [
         r"(?:done|finished|finish|up|over|gone off|go off|rung|ring)(?: yet)?"),
     _rx(r"check (?:on|in on) (?:my|the) (?:[a-z0-9]+ )?(?:timer|countdown|alarm|reminder)s?"),
     _rx(rf"are any {_KINDS} (?:set|running|on|active|pending)(?: now)?"),
+    # whether what was asked was done: "did you actually set my alarm for 6 tomorrow", "have you really started the pasta timer"
+    _rx(r"(?:did|have) you (?:actually |really |definitely |already |even )?(?:set|set up|start|started|make|made|put on|add|added|"
+        r"create|created) (?:my|the|that|an?) (?:[a-z0-9:']+ ){0,2}?(?:alarm|timer|reminder|countdown)s?"
+        r"(?: (?:for|at|on) [a-z0-9: ]+)?"),
     _rx(r"(?:is|are) (?:my|the|an?|any) (?:[a-z0-9]+ )?(?:alarm|timer|reminder|countdown)s? (?:still )?"
         rf"(?:set|on|running|going|active|ticking|counting)(?: now| still)?(?: (?:for |on )?{_DAYS})?"),
     _rx(rf"what(?:'s| is) (?:the )?status of (?:my |the )?{_KINDS}"),
@@ -175,7 +179,14 @@ def _named_before(t: str) -> Intent | None:
     return Intent("cancel_timer", {"which": _POSSESSIVE.sub("", named[0]["which"])}) if len(named) == 1 else None
 
 
+#: Not wanting an item at all ("I don't need a reminder for that", "no need for an alarm") declines one: nothing to cancel.
+#: An item named by its time may be one that is set: "I don't need an alarm tomorrow" cancels tomorrow's.
+_DECLINE = _rx(rf"{_RETHINK}(?:(?:i|we) (?:don'?t|do not) (?:need|want)|no need for) (?:an?|any) {_KINDS}(?: for (?:that|it|this|me|now))?")
+
+
 def match_cancel(t: str) -> Intent | None:
+    if _DECLINE.fullmatch(t):
+        return None
     if (intent := _named_before(t)) is not None:
         return intent
     if _CANCEL_IT.fullmatch(t):

@@ -31,7 +31,6 @@ from genx.toolbox.units import convert, meant_units, money_pair
 __all__ = ["match_calc", "match_convert"]
 
 
-
 # Words around arithmetic that are not part of it: "what do you get if you multiply …", "… equal?".
 _CALC_LEAD = _rx(
     r"^(?:(?:what|how much) (?:do you get|do i get|does it make|would it be|would be|will it be|is it) (?:if|when) (?:you |i |we )?|"
@@ -159,8 +158,8 @@ def _arithmetic(t: str) -> str:
 def match_calc(t: str) -> Intent | None:
     expr = _arithmetic(t)
     normal = normalise_expression(expr)
-    if not re.search(r"\d", normal) or not _OPERATOR.search(normal):
-        return None
+    if not re.search(r"\d", normal) or not _OPERATOR.search(normal) or re.match(r"\s*[+*/%]", normal):
+        return None  # no operator, or one with nothing before it ("plus 6" is a part of a sum, not one)
     if not _evaluates(normal) and not _evaluates(_ZERO_DIVISOR.sub("/ 1", normal)):
         return None  # well-formed but for a zero divisor: the calculator's own answer says why
     return Intent("calculate", {"expression": expr})
@@ -267,9 +266,9 @@ _SUBSTANCE = _rx(r"(?<=[a-z]) of (?:the |my )?[a-z]+(?: [a-z]+)?$")
 _OVEN = _rx(r"\b([1-9]) ([2-9]\d)(?= (?:degrees|fahrenheit|celsius|centigrade)\b)")
 
 
-#: A distance said as races are, "my run was 10k", "convert 5k to miles", "how far is a 5k in miles": kilometres (only
+#: A distance said as races are, "my run was 10k", "convert 5k to miles", "how far is a 5k (run) in miles": kilometres (only
 #: where the amount ends, so "10k yen" is not).
-_RACE = _rx(r"\b(?:an? )?(\d+(?:\.\d+)?) ?k\b(?=,|$| (?:to|in|into|as)\b)")  # "a 5k" is one race of 5 km
+_RACE = _rx(r"\b(?:an? )?(\d+(?:\.\d+)?) ?k(?: (?:run|race|walk|fun run|route))?\b(?=,|$| (?:to|in|into|as)\b)")  # "a 5k (run)": 5 km
 
 
 def match_convert(t: str) -> Intent | None:

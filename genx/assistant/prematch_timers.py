@@ -9,7 +9,8 @@ even when the value does not read, so the tool's own answer explains it.
 Spoken numbers become digits first ("five minute timer" → duration "5 minute").
 A repeat phrase ("every weekday", "on weekends", "every Monday", "daily at 7")
 is taken out of an alarm or reminder first and becomes the ``repeat`` slot
-(:func:`~genx.toolbox.reminders.repeat.split_repeat`, the tool's own reader).
+(:func:`~genx.toolbox.reminders.repeat.split_repeat`, the tool's own reader); "but only" before it says no more ("at 7
+but only on weekdays"). A timer may be "done" ("can you do a 45 second timer").
 A comma is a pause between the parts ("set a timer, 4 minutes, for the steak";
 "remind me in 20 minutes, check the oven"): claimed only when the value reads. A clause saying why may
 follow the value with no pause ("a timer for ten minutes my nail polish needs to dry": 10 minutes).
@@ -30,7 +31,6 @@ from genx.toolbox.reminders.repeat import has_repeat_words, split_repeat
 __all__ = ["match_alarm", "match_reminder", "match_timer"]
 
 
-
 def _is_span(text: str) -> bool:
     return reads("duration", text)
 
@@ -44,6 +44,8 @@ _SET = (
     r"can i (?:get|have)|could i (?:get|have)|may i have)"
     r"(?: me| up| us)? )"
 )
+#: A timer may also be "done": "can you do a 45 second timer" (only before its article: "do I have a timer" asks).
+_SET_TIMER = rf"(?:{_SET}|do (?=(?:a|an|one) ))"
 _ART = r"(?:a |an |the |my |new |one )?"
 _NAMED = r"(?:for|called|named|labelled|labeled|titled|(?:and )?(?:call|name|label) it)"  # "... and call it eggs"
 _QUANTITY = re.compile(r"\d|\b(?:an?|half|couple|quarter)\b|\b(?<!')(?:sec|second|min|minute|hour|hr|h|m|s)s?\b", re.IGNORECASE)
@@ -112,12 +114,12 @@ def _args(key: str, value: str, label: str) -> dict[str, str]:
 
 # A comma after the tool's word is a pause before its value ("set a timer, 4 minutes, for the steak"): the value must read.
 _TIMER_AFTER = _rx(
-    rf"(?:{_SET})?{_ART}(?:(?P<label>[a-z]+(?: [a-z]+)?) )?(?:timer|countdown|count down)(?: going| on| running)?,?"
+    rf"(?:{_SET_TIMER})?{_ART}(?:(?P<label>[a-z]+(?: [a-z]+)?) )?(?:timer|countdown|count down)(?: going| on| running)?,?"
     r"(?P<prep> (?:to go off|that goes off|going off|to ring|that rings|to end|that ends) (?:in|after)| for| from| of| to| at| on for|"
     r" going for| lasting| that lasts)? (?P<rest>.+)"
 )
 _TIMER_BEFORE = _rx(
-    rf"(?:{_SET})?(?P<art>a |an |one )?(?P<before>.+?) "
+    rf"(?:{_SET_TIMER})?(?P<art>a |an |one )?(?P<before>.+?) "
     rf"(?:timer|countdown)(?: on| going)?(?:,? (?:{_NAMED}) (?P<label>.+))?"
 )
 _TENS_SECOND = _rx(r"\b(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[ -]second\b(?= timer| countdown| count)")
@@ -204,11 +206,15 @@ _OTHER_REPEAT = _rx(
 )
 
 
+#: "but only" before a repeat narrows nothing the repeat does not say: "at 7 but only on weekdays" is "at 7 on weekdays".
+_ONLY = _rx(r",? (?:but )?only(?= (?:on |every |each )?(?:week|work|school|mon|tue|wed|thu|fri|sat|sun|daily\b|days?\b))")
+
+
 def _repeating(match: Callable[[str], Intent | None], t: str) -> Intent | None:
     """``match`` on ``t`` without its repeat phrase ("every weekday", "on Mondays"), the repeat added as a slot."""
     if not has_repeat_words(t) and not re.search(r"ly\b|\bother\b", t):
         return None
-    n = words_to_numbers(t)
+    n = words_to_numbers(_ONLY.sub("", t))
     if other := _OTHER_REPEAT.search(n):  # "every month": the tool explains it keeps daily, weekday, weekend or weekly
         rest = " ".join(f"{n[: other.start()]} {n[other.end() :]}".split())
         timed = bool(re.search(r"\d|noon|midnight|morning|evening|night|tomorrow|day\b", rest))
@@ -336,6 +342,6 @@ def _match_reminder(t: str) -> Intent | None:
     for i in range(1, len(words)):
         when = _moment(" ".join(words[i:]))
         text = " ".join(words[:i])
-        if when is not None and _reminder_text(text):
+        if when is not None and _reminder_text(text) and not _FUNCTION_WORDS.fullmatch(_reminder_text(text)):  # "at": no task
             return Intent("set_reminder", {"text": _reminder_text(text), "when": when})
     return None

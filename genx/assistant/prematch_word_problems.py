@@ -13,7 +13,9 @@ and a total shared ("we won 900 and there are 4 of us, how much does each of us 
 there's 3 of us, how much each"; "we're 4 and the bill came to 80, how much each"), groups of a number each ("3 boxes with
 24 eggs in each, how many eggs is that"), a pace from a distance and its time ("if I run 5 km in 27 minutes, how many
 minutes per km is that"; the time and the distance must be the ones asked about), and laps of a pool or a track
-("how many lengths of a 50 metre pool is 2000 metres"). What is left must
+("how many lengths of a 50 metre pool is 2000 metres"), pieces cut from a length ("if I cut 3 28 inch pieces from a 96 inch
+board, how much is left"), a count of things of one length ("each round is 90 seconds and we play 14 rounds, how many
+seconds is that") and groups with extras ("4 beds of 8 plants each plus 6 extra"). What is left must
 still evaluate before the pre-match claims it.
 """
 
@@ -24,7 +26,6 @@ import re
 from genx.assistant.patterns import rx as _rx
 
 __all__ = ["WORD_PROBLEMS"]
-
 
 
 _NUM = r"(\d+(?:\.\d+)?|\(\d+ / 100\))"  # a price: "14.50", "(50 / 100)" (50 cents)
@@ -51,6 +52,8 @@ _DONE = (
 )
 _PACE_END = r"(?: is that| is it| was that| was it| am i doing| are we doing| pace| on average)?$"
 _HAVE = rf"^(?:if )?{_WHO} (?:have|had|has|got) (\d+) {_THINGS},? and (?:{_WHO} )?"
+_LENGTH = r"(inch|cm|mm|m|metre|meter|centimetre|centimeter|foot|feet|ft|yard)"  # a length's unit, said again for the whole
+_LEFT = r"how much (?:is |would be |will be |do (?:i|we) have |have (?:i|we) got |does that leave |is there )?(?:left over|left|remaining)$"
 
 WORD_PROBLEMS: list[tuple[re.Pattern[str], str]] = [
     # a price each and a count: "if pizzas cost 14.50 each and we order 3, how much is that"
@@ -92,6 +95,30 @@ WORD_PROBLEMS: list[tuple[re.Pattern[str], str]] = [
          rf"how many(?: {_THINGS})? (?:is that|are there|is it|does that make|do (?:i|we|you) have)"
          r"(?: altogether| in total| all together)?$"),
      r"\1 * \2"),
+    # the same with extras: "I need 4 trays of 12 cupcakes each plus 5 spare, how many cupcakes is that"
+    (_rx(rf"^(?:(?:{_WHO}(?:'ve| have)? (?:got|have|had|bought|ordered|need)|there(?: are|'re| were)) )?(\d+) {_THINGS} "
+         rf"(?:with|of|holding|containing|that hold|each with) (\d+) {_THINGS}(?: in| inside)?(?: each| each one| every one| apiece)?,? "
+         rf"(?:plus|and|with) (\d+) (?:extra|more|spare|on top|besides|left over)(?: {_THINGS})?,? "
+         rf"how many(?: {_THINGS})? (?:is that|are there|is it|does that make|do (?:i|we|you) (?:have|need))"
+         r"(?: altogether| in total| all together)?$"),
+     r"\1 * \2 + \3"),
+    # one of a count lasts so long: "each round is 90 seconds and we play 14 rounds, how many seconds is that"
+    (_rx(rf"^(?:(?:the|a|an|each|every|one) )?([a-z]+) (?:is|lasts|takes|runs)(?: for)? (\d+(?:\.\d+)?) ([a-z]+)(?: long)?,? (?:and|so) "
+         rf"(?:{_WHO}(?:'re| are| will| 'll)? (?:play|playing|do|doing|have|run|watch|need|get|want|book|go for|sing|record)|"
+         rf"there(?: are| will be|'re| is)) (\d+)(?: of (?:them|those)| \1s?)?,? "
+         r"how (?:many \3|much time|long)(?: is that| is it| will that be| would that be| does that make| will it take| does it take|"
+         r" do (?:i|we) need)?(?: altogether| in total| all together)?$"),
+     r"\2 * \4"),
+    # pieces cut from a length: "if I cut three 28 inch pieces from a 96 inch board, how much is left"
+    (_rx(rf"^(?:if )?{_WHO} (?:cut|cuts|saw|saws|take|takes|cut off|saw off) (\d+) (\d+(?:\.\d+)?) ?{_LENGTH} "
+         rf"(?:pieces|lengths|bits|strips|sections|planks|boards) (?:off|from|out of|off of) (?:an? |the |my )?"
+         rf"(\d+(?:\.\d+)?) ?\3(?:es|s)? "
+         rf"{_THINGS},? {_LEFT}"),
+     r"\4 - \1 * \2"),
+    (_rx(rf"^(?:if )?{_WHO} (?:cut|cuts|saw|saws|take|takes|cut off|saw off) (\d+) (?:pieces|lengths|bits|strips|sections) of "
+         rf"(\d+(?:\.\d+)?) ?{_LENGTH}(?:es|s)? (?:off|from|out of|off of) (?:an? |the |my )?(\d+(?:\.\d+)?) ?\3(?:es|s)? "
+         rf"{_THINGS},? {_LEFT}"),
+     r"\4 - \1 * \2"),
     # a pace: "if I run 5 km in 27 minutes how many minutes per km is that" (the same words for the time and the distance)
     (_rx(rf"{_DONE}(?:how many|what(?:'s| is) (?:that|my|the) in) \4s (?:per|a|an|each|every) \2{_PACE_END}"), r"\3 / \1"),
     # a speed: "if she cycled 40 miles in 2 hours, how many miles an hour is that"
