@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ctypes
 import logging
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,7 @@ DEFAULT_THRESHOLD = 0.5  # openWakeWord's own default
 # of the points measured (a first probe's near miss scored 0.91: it fired at 0.9 and at the library's 0.5)
 TUNED_THRESHOLD: dict[str, float] = {"hey_jarvis": 0.95}
 TFLITE_THREADS = 1
+_VERSION = re.compile(r"v\d[\w.]*", re.IGNORECASE)  # a version tag in a model's file name, "hey_computer_v0.1"
 
 
 def phrase_of(model: str | Path) -> str:
@@ -66,7 +68,8 @@ def phrase_of(model: str | Path) -> str:
     name = str(model)
     if name in BUILTIN:
         return BUILTIN[name]
-    return " ".join(w.capitalize() for w in Path(name).stem.replace("-", "_").split("_") if w and not w.startswith("v"))
+    words = Path(name).stem.replace("-", "_").split("_")
+    return " ".join(w.capitalize() for w in words if w and not _VERSION.fullmatch(w))
 
 
 def _model_file(model: str | Path) -> tuple[str, Path | None]:

@@ -77,6 +77,7 @@ def test_a_custom_model_file_loads_and_takes_its_phrase_from_the_file_name(tmp_p
 def test_phrases_of_builtin_models_are_their_wake_words() -> None:
     assert [phrase_of(m) for m in ("hey_jarvis", "okay_nabu", "hey_rhasspy")] == ["Hey Jarvis", "Okay Nabu", "Hey Rhasspy"]
     assert phrase_of("/x/alexa-house.tflite") == "Alexa House"
+    assert phrase_of("/x/hey_victor_v2.tflite") == "Hey Victor"  # a version tag is no word; a word with a v is
 
 
 def test_without_the_package_the_error_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
