@@ -71,7 +71,16 @@ def test_whisper_decodes_on_the_cpus_own_default_backend_keep_no_buffers_between
     assert float(res["grown_mb"]) < 3.0, res  # type: ignore[arg-type]
 
 
+CACHE_TRIES = 4
+
+
 def test_with_onemkls_buffer_cache_left_on_the_same_decodes_hold_megabytes() -> None:
-    # the contrast that shows the first test measures something: the cache the policy turns off
-    res = _probe("cache")
-    assert float(res["grown_mb"]) >= 3.0, res  # type: ignore[arg-type]
+    # the contrast that shows the first test measures something: the cache the policy turns off. Forced onto this
+    # AMD CPU, oneMKL does not keep its buffers in every fresh process (3.2 MB held in most, 0.05 in about one in
+    # three, in this venv and in CI's): the measurement must see the cache in one of a few processes
+    runs = []
+    for _ in range(CACHE_TRIES):
+        runs.append(_probe("cache"))
+        if float(runs[-1]["grown_mb"]) >= 3.0:  # type: ignore[arg-type]
+            break
+    assert max(float(r["grown_mb"]) for r in runs) >= 3.0, runs  # type: ignore[arg-type]
