@@ -113,7 +113,7 @@ def _one_thread(features: Any) -> None:
     creates them with the library's default). Leaves them as they are when its attributes are not there."""
     from pyopen_wakeword.openwakeword import EMB_SHAPE, MEL_SHAPE
 
-    lib = features.lib
+    lib = features.lib  # each front end loads its own ctypes.CDLL, so its function prototypes are declared here, per object
     if not all(hasattr(features, f"{n}_{a}") for n in ("mel", "emb") for a in ("model", "interpreter", "input_tensor", "output_tensor")):
         log.info("pyopen-wakeword's front end has another shape: its interpreters keep their default threads")
         return

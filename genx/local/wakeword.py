@@ -26,6 +26,7 @@ before it falls) and ``refractory_s`` (default 1 s) has passed. One detector is 
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import json
 import time
@@ -223,7 +224,7 @@ class _Model:
         return prob if self.frames % self.mww.stride == 0 else None
 
 
-class StreamDetector:
+class StreamDetector(abc.ABC):
     """What every wake word engine shares: the stream clock (samples fed), odd bytes carried to the next chunk,
     the mean cost per call, and :meth:`aprocess`. A subclass implements :meth:`_detect` on whole samples."""
 
@@ -234,8 +235,8 @@ class StreamDetector:
         self._calls = 0
 
     @property
-    def phrases(self) -> list[str]:
-        raise NotImplementedError
+    @abc.abstractmethod
+    def phrases(self) -> list[str]: ...
 
     @property
     def stream_s(self) -> float:
@@ -246,8 +247,9 @@ class StreamDetector:
     def mean_cost_s(self) -> float:
         return self._cost_s
 
+    @abc.abstractmethod
     def _detect(self, data: bytes, at_s: float) -> list[WakeWordDetection]:
-        raise NotImplementedError
+        """Run the engine on ``data`` (whole samples); ``at_s`` is the stream time at its end."""
 
     def process(self, pcm: bytes) -> list[WakeWordDetection]:
         """Feed the next chunk of 16 kHz mono int16 PCM; the detections it completed (usually none)."""
@@ -275,8 +277,8 @@ class StreamDetector:
         self._samples = 0
         self._odd = b""
 
-    def close(self) -> None:
-        pass
+    def close(self) -> None:  # noqa: B027 (a hook: an engine that holds native state releases it here)
+        """Release what the engine holds; the base holds nothing."""
 
     def __enter__(self) -> Self:
         return self

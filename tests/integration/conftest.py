@@ -49,6 +49,17 @@ def silence(ms: int) -> bytes:
     return b"\x00\x00" * (RATE * ms // 1000)
 
 
+def noise_hum_and_tones(seconds_each: int = 20, seed: int = 7) -> bytes:
+    """Non-speech a wake word engine must ignore: white noise, 50 Hz mains hum with a harmonic, a run of
+    musical notes, then noise and notes together; ``seconds_each`` seconds of each, 16 kHz int16."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(RATE * seconds_each) / RATE
+    white = rng.normal(0, 3000, t.size)
+    hum = 4000 * np.sin(2 * np.pi * 50 * t) + 2000 * np.sin(2 * np.pi * 150 * t)
+    notes = 6000 * np.sin(2 * np.pi * np.repeat(rng.choice([262, 330, 392, 523, 659], 80), t.size // 80) * t)
+    return np.clip(np.concatenate([white, hum, notes, white + notes]), -32768, 32767).astype("<i2").tobytes()
+
+
 def pcm_chunks(
     pcm: bytes, *, mime: str = "audio/L16; rate=16000; channels=1", chunk_ms: int = 20, stream_id: str = ""
 ) -> list[MessageChunk]:

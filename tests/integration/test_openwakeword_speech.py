@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import numpy as np
 import pytest
 
 from genx.local.openwakeword import OpenWakeWordDetector
 from genx.local.wake_ensemble import AnyOfDetector, BackgroundDetector
 from genx.local.wakeword import WakeWordDetection, WakeWordDetector
-from tests.integration.conftest import RATE, SENTENCES, silence
+from tests.integration.conftest import RATE, SENTENCES, noise_hum_and_tones, silence
 from tests.integration.test_wakeword_speech import feed, spoken_end_s
 
 pytest.importorskip("pyopen_wakeword", reason="pip install pyopen-wakeword (./dev setup installs it)")
@@ -74,12 +73,7 @@ def test_ordinary_sentences_in_piper_and_espeak_voices_do_not_trigger(
 
 
 def test_noise_hum_and_tones_do_not_trigger() -> None:
-    rng = np.random.default_rng(7)
-    t = np.arange(RATE * 20) / RATE
-    white = rng.normal(0, 3000, t.size)
-    hum = 4000 * np.sin(2 * np.pi * 50 * t) + 2000 * np.sin(2 * np.pi * 150 * t)
-    notes = 6000 * np.sin(2 * np.pi * np.repeat(rng.choice([262, 330, 392, 523, 659], 80), t.size // 80) * t)
-    pcm = np.clip(np.concatenate([white, hum, notes, white + notes]), -32768, 32767).astype("<i2").tobytes()
+    pcm = noise_hum_and_tones()
     with OpenWakeWordDetector(["hey_jarvis"]) as det:
         assert feed(det, pcm, chunk_ms=20) == []
 

@@ -14,7 +14,7 @@ import pytest
 
 from genx.local import wakeword as ww
 from genx.local.wakeword import WakeWordDetection, WakeWordDetector
-from tests.integration.conftest import RATE, SENTENCES, silence
+from tests.integration.conftest import RATE, SENTENCES, noise_hum_and_tones, silence
 
 pytest.importorskip("pymicro_wakeword", reason="pip install pymicro-wakeword")
 pytestmark = pytest.mark.integration
@@ -77,12 +77,7 @@ def test_ordinary_sentences_in_the_piper_voice_do_not_trigger(say_piper: Callabl
 
 
 def test_noise_hum_and_tones_do_not_trigger() -> None:
-    rng = np.random.default_rng(7)
-    t = np.arange(RATE * 20) / RATE
-    white = rng.normal(0, 3000, t.size)
-    hum = 4000 * np.sin(2 * np.pi * 50 * t) + 2000 * np.sin(2 * np.pi * 150 * t)
-    notes = 6000 * np.sin(2 * np.pi * np.repeat(rng.choice([262, 330, 392, 523, 659], 80), t.size // 80) * t)
-    pcm = np.clip(np.concatenate([white, hum, notes, white + notes]), -32768, 32767).astype("<i2").tobytes()
+    pcm = noise_hum_and_tones()
     with WakeWordDetector(list(ww.BUILTIN)) as det:
         assert feed(det, pcm, chunk_ms=20) == []
 
@@ -151,7 +146,7 @@ async def test_aprocess_runs_inline_while_cheap_and_in_a_worker_thread_when_not(
                 threads.add(threading.get_ident())
                 return real(chunk)
 
-            det.process = spy  # type: ignore[method-assign]
+            monkeypatch.setattr(det, "process", spy)
             hits = [h for i in range(0, len(pcm), step) for h in await det.aprocess(pcm[i : i + step])]
         assert len(hits) == 1
         loop_thread = threading.get_ident()
