@@ -175,6 +175,7 @@ SETS = (
     "heldout11",
     "heldout12",
     "heldout13",
+    "heldout14",
     "tuning",
 )
 
