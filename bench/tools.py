@@ -68,7 +68,17 @@ one was cancelled). ``tools_heldout13.jsonl`` (159 utterances) was written blind
 writer who read only README.md and the tuning set (not the router's code, tests, results or the other held-out sets):
 it measures that round (79.9 % intent / 66.4 % slots with the pre-match before the round, 84.3 / 71.3 after). Four of
 its labels put a repeat in the time ("every weekday at 6:30 am") instead of the ``repeat`` slot the README's examples
-and the tools use; they count as failures as written.
+and the tools use; they count as failures as written. The fourteenth round tuned on it (its pre-match failures fixed by
+general rules, each with new phrasings in the unit tests: a whole request said twice or echoed, "how long is left on the
+timer how long is left"; an aside to someone else after "hang on", "hold on", before or inside the request; the first of
+two requests in one breath; a pet name with no pause, "for me" after the thing asked for; a bare place or day as a
+correction; "to", "for" heard where only a number stands after an operator, "convert" or a cancelled timer; "gigs";
+"the same timer again"; an afternoon hour said "hundred" for an alarm or a reminder; a reason or a "tell me" with no
+pause; "cancel it" with no pause after a clause naming the item: 84.3 / 71.3 -> 100 / 95.8 % with the pre-match, every
+other set unchanged): it no longer measures unseen data. Six are left: the four repeats in the time; "delete the last
+one" labelled "last" (the README names an item "the last one", and sets 5-12 label it "the last one" or "last one");
+and "remind me to pick up the dry cleaning uh is this our exit yeah take it at 5", an aside with no marker to say where
+it starts or ends (its words are a possible task).
 """
 
 from __future__ import annotations

@@ -13,7 +13,9 @@ a correction mid-sentence, "eight minutes, actually make it twelve", "five no ma
 makes, and a request said anew after a marker, "what's 9 times 8 no wait 9 times 7", is the request,
 :mod:`.prematch_correction`; words said twice are said once, "set a set a timer", and what is said to Parley
 after talk to others is the request, "Okay kids, quiet. Parley, …", :mod:`.prematch_speech`; a pet name after it,
-", dear", is none of it; 24-hour times read as 12-hour ones, "zero six thirty", :mod:`.prematch_hours`), else ``None`` and the model router
+", dear", is none of it, nor one with no pause, "… darling"; 24-hour times read as 12-hour ones, "zero six thirty",
+:mod:`.prematch_hours`; a request said twice or echoed, an aside to someone else, two requests in one breath,
+:mod:`.prematch_asides`), else ``None`` and the model router
 (or the cloud model) decides. The phrasings live with their tools:
 :mod:`.prematch_clock` (time, dates), :mod:`.prematch_numbers` (arithmetic,
 conversions), :mod:`.prematch_timers` (setting timers, alarms, reminders),
@@ -41,6 +43,7 @@ import re
 from collections.abc import Callable
 
 from genx.assistant.intents import Intent
+from genx.assistant.prematch_asides import echoed, first_of_two, without_aside
 from genx.assistant.prematch_backref import match_back_reference
 from genx.assistant.prematch_clock import match_date, match_time
 from genx.assistant.prematch_correction import corrected, restarts
@@ -49,8 +52,9 @@ from genx.assistant.prematch_manage import match_cancel, match_list
 from genx.assistant.prematch_numbers import match_calc, match_convert
 from genx.assistant.prematch_regional import standard_words
 from genx.assistant.prematch_slang import match_nudge, plain_words
-from genx.assistant.prematch_speech import addressed, collapse_repeats
+from genx.assistant.prematch_speech import addressed, collapse_repeats, said_twice, unaddressed
 from genx.assistant.prematch_timers import match_alarm, match_reminder, match_timer
+from genx.assistant.slot_reads import reads
 
 __all__ = ["clean_utterance", "prematch", "warm_prematch"]
 
@@ -59,7 +63,7 @@ _TO_DO = r"convert|calculate|work out|know|figure|set (?:a|an|the|my)\b|start (?
 _LEAD = re.compile(
     r"^(?:(?:(?:hey|hi|hello)(?: there)?|ok|okay|so(?: like)?|and|um|oh no|uh|erm|hmm|well|oh|alright|right|yo|parley|assistant|computer|"
     r"excuse me|sorry|good (?:morning|afternoon|evening)|yes|yeah|yep|yup|sure|google|alexa|siri|quick one|quick(?:ly)?(?! question)|"
-    r"let's see|let me see)"
+    r"let's see|let me see|(?:my )?dear|darling|sweetie|sweetheart)"
     r"\b[ ,]*)*"
     r"(?:(?:can|could|would|will) you(?: please| maybe| possibly| perhaps| just| mind)*(?: quickly)?(?: be able to)?"
     r"(?: tell me| let me know| check| say)?(?! (?:if|whether)\b) |please,? |kindly |"
@@ -148,14 +152,14 @@ def clean_utterance(text: str) -> str:
     t = text.replace("’", "'").replace("‘", "'")
     t = re.sub(r":\s+", ", ", t)  # "a reminder for noon: lunch with Dave" is a pause; 7:30 stays
     t = re.sub(r"(?<!\d):|:(?!\d)", " ", t)
-    t = collapse_repeats(" ".join(t.split()).strip(" ?!.,"))
+    t = collapse_repeats(said_twice(" ".join(t.split()).strip(" ?!.,")))
     t = re.sub(r"[?!]+ +", ", ", t)  # two questions in a row are two clauses: "is it late in Rome? what time is it there"
     t = _SPELT.sub(_spelt, t)
     t = _BARE_CONTRACTION.sub(_apostrophe, t)
     t = _MIND_GERUND.sub(lambda m: m[1] + _BASE[m[2].lower()], t)
     t = twelve_hour(standard_words(plain_words(_LIKE.sub(r"\1 ", _HESITATION.sub(_hesitation, t)))))
     for _ in range(3):
-        t = _TAIL.sub("", _VOCATIVE.sub("", _LEAD.sub("", t))).strip(" ?!.,")
+        t = _TAIL.sub("", _VOCATIVE.sub("", unaddressed(_LEAD.sub("", t)))).strip(" ?!.,")
         if not _REMINDING.search(t):
             t = _AGAIN.sub("", t)
     return t
@@ -191,7 +195,21 @@ def _prematch(text: str) -> Intent | None:
         return None
     if (fixed := corrected(t)) is not None:  # "… eight minutes, actually make it twelve": the request is the rewrite
         t = fixed
-    return _match(t) or _restarted(t) or _after_scene(t) or _after_recall(t) or match_back_reference(t, _match) or _before_reason(t)
+    direct = _match(t)
+    if direct is not None and not all(reads(name, value) for name, value in direct.arguments.items()):
+        direct = without_aside(t, _match) or direct  # "a timer for hold on Sam put that down ten minutes"
+    return (
+        first_of_two(t, _match)
+        or echoed(t, _match, amounts=False)
+        or direct
+        or _restarted(t)
+        or _after_scene(t)
+        or _after_recall(t)
+        or match_back_reference(t, _match)
+        or _before_reason(t)
+        or without_aside(t, _match)
+        or echoed(t, _match)
+    )
 
 
 def _restarted(t: str) -> Intent | None:
@@ -217,7 +235,7 @@ def _match(t: str) -> Intent | None:
 #: How a request starts (a command, a question, or "(tell me) the time"); a clause before it only sets the scene.
 _REQUEST = re.compile(
     r"(?:set|start|put|give me|make|remind|wake|get me up|cancel|stop|delete|remove|turn off|what|what's|whats|how|when|which|"
-    r"convert|calculate|work out|tell me|list|show|can you|could you|would you|you can|please|the time)\b",
+    r"convert|calculate|work out|tell me|list|show|can you|could you|would you|you can|please|the time|the date|any)\b",
     re.IGNORECASE,
 )
 _BACK_REFERENCE = re.compile(r"\b(?:there|then|that day|that date|that time)\b", re.IGNORECASE)
@@ -243,7 +261,7 @@ _SCENE_END = re.compile(r", | so (?=\S)", re.IGNORECASE)
 
 
 #: A command straight after a clause with its own subject, no pause: "I just glued the joint set a glue timer …".
-_COMMAND_START = re.compile(r" (?=(?:set|start|remind|wake|put on|give me) )", re.IGNORECASE)
+_COMMAND_START = re.compile(r" (?=(?:just )?(?:set|start|remind|wake|put on|give me|tell me) )", re.IGNORECASE)
 #: Words that make the command part of the clause ("I forgot to set an alarm", "I already set one", "we can start a timer",
 #: "I need to go set an alarm").
 _BOUND = frozenset(
@@ -305,6 +323,7 @@ _REASON = re.compile(
 #: question about a value, what it is for ("… in celsius for my mash"; after a timer "for the eggs" is its name).
 _SAID_REASON = re.compile(
     r" (?=(?:i|i'm|i've|i'll|i'd|we|we're|we've|we'll|because|cause) [a-z']+ [a-z']+)|"
+    r" (?=(?:i'm|we're|i am|we are) [a-z]+ing$)|"
     r" (?=for (?:the|my|our|a) [a-z]+(?: [a-z]+)?$)",
     re.IGNORECASE,
 )

@@ -178,7 +178,7 @@ _DATE: list[tuple[re.Pattern[str], bool]] = [  # (pattern, its date must parse);
     # the statement order, as after "I need to know": "what day the 4th of July falls on", "which day Easter is"
     (
         _rx(
-            rf"(?:what|which) {_DAY_WORDS} (?P<date>(?!(?:is|was|will|does|did|it|it's)\b).+?) "
+            rf"(?:what|which) {_DAY_WORDS} (?P<date>(?!(?:is|was|will|does|did|it|it's|of)\b).+?) "
             rf"(?:falls on|fell on|will fall on|lands on|is on|was on|is|was|will be){_YEAR}"
         ),
         True,

@@ -14,7 +14,9 @@ the timer parsers such words are no name. A placed correction is the request: wh
 ("remind me to buy 2 lemons, actually 3" → "… buy 3 lemons", no moment), the words as said are not matched either.
 Said in one breath, with no pause, a correction is the same ("a timer for five no make that eight minutes", "at 6 actually
 no 6:30", "in 60 no 45 minutes"); a replacement that starts with a preposition the request holds replaces its last phrase
-of that preposition, when it is no longer ("the time in Paris, no sorry, in Berlin" → "the time in Berlin").
+of that preposition, when it is no longer ("the time in Paris, no sorry, in Berlin" → "the time in Berlin"); a place said
+bare replaces the request's last place ("the time in Paris no I mean Berlin"), and a day the request's last day ("remind me
+… tonight no wait tomorrow morning").
 :func:`restarts` gives the words after each marker, latest first: a whole request said after one is the request ("set a,
 no wait, can you set a timer …").
 """
@@ -24,6 +26,7 @@ from __future__ import annotations
 import re
 
 from genx.assistant.patterns import rx as _rx
+from genx.assistant.slot_reads import reads
 from genx.toolbox.numwords import words_to_numbers
 
 __all__ = ["corrected", "restarts", "starts_with_correction"]
@@ -51,6 +54,14 @@ _AMOUNT = rf"(?P<num>\d+(?:[:.]\d+)?(?: (?:[0-5]\d|oh \d))?)(?P<unit>(?: {_UNIT}
 _REPL_AMOUNT = _rx(rf"(?:to |for |at )?{_AMOUNT}")
 _ANY_AMOUNT = _rx(rf"\b{_AMOUNT}\b")
 _KIND = r"(?:timer|alarm|reminder|countdown)"
+_DAYS = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+#: A day a request is for, with its part of the day: "tonight", "tomorrow morning", "on friday evening", "this afternoon".
+_DAY = _rx(
+    rf"\b(?:tonight|today|tomorrow|the day after tomorrow|this (?:morning|afternoon|evening|weekend)|"
+    rf"(?:on |next |this )?{_DAYS}|next week)(?: (?:morning|afternoon|evening|night))?\b"
+)
+#: The request's last place: "in Paris" at its end.
+_LAST_PLACE = _rx(r" in (?P<place>[a-z][a-z' ]*)$")
 #: "the egg one", "my egg timer": an item of the kind the request names.
 _REPL_ITEM = _rx(rf"(?:the|my|that) (?P<name>[a-z]+(?: [a-z]+)?) (?:one|1|{_KIND})")
 _LAST_ITEM = _rx(rf"\b(?:the|my|that|an?) (?:[a-z0-9']+ ){{1,3}}?(?P<kind>{_KIND})\b(?!.*\b{_KIND}\b)")
@@ -93,6 +104,10 @@ def _placed(head: str, repl: str, *, inline: bool = False) -> str | None:
         return f"{head[: old.start()]}{value}{head[old.end() :]}"
     if (item := _REPL_ITEM.fullmatch(repl)) and (old_item := _LAST_ITEM.search(head)) and not (inline and old_item.end() < len(head)):
         return f"{head[: old_item.start()]}the {item['name']} {old_item['kind']}{head[old_item.end() :]}"
+    if (day := list(_DAY.finditer(head))) and _DAY.fullmatch(repl) and not (inline and day[-1].end() < len(head)):
+        return f"{head[: day[-1].start()]}{repl}{head[day[-1].end() :]}"
+    if (place := _LAST_PLACE.search(head)) and reads("place", place["place"]) and len(repl.split()) <= 3 and reads("place", repl):
+        return f"{head[: place.start('place')]}{repl}"
     cut = head.lower().rfind(f" {phrase['prep'].lower()} ") if (phrase := _REPL_PHRASE.fullmatch(repl)) else -1
     if cut > 0 and len(repl.split()) <= len(head[cut:].split()):  # "in Paris" → "in Berlin"; not "say no to Bob at 5"
         return f"{head[:cut]} {repl}"

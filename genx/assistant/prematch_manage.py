@@ -6,7 +6,8 @@ one of its phrasings. A list question may say "right now" or "currently", be
 indirect ("check whether I've got an alarm set") or name a timer by what it
 times ("how long is left on the brisket"); a
 cancel may follow second thoughts ("actually, never mind, cancel it"), say it is final ("for good") or come after a clause
-naming the item ("the 6 pm alarm, get rid of it": the 6 pm alarm); not wanting one at all ("I don't need a reminder
+naming the item ("the 6 pm alarm, get rid of it": the 6 pm alarm; with no pause too, "I'm done with the pasta timer you
+can stop it"); not wanting one at all ("I don't need a reminder
 for that") cancels nothing. What a
 cancel names ("the pasta timer", "tomorrow's alarm", "it") is the ``which``
 slot, read by the tool (:func:`genx.toolbox.reminders.choose.choose`).
@@ -171,10 +172,17 @@ _POSSESSIVE = re.compile(r"(?<=\w)'s\b")  # "tomorrow's alarm" is the alarm for 
 _NAMED_ITEM = _rx(r"\b(?P<which>(?:the|my|that|this) (?:[a-z0-9:']+ ){1,3}?(?:timer|alarm|reminder|countdown))\b")
 
 
+#: Where "cancel it" starts after a clause said with no pause: "… the laundry timer anymore you can cancel it".
+_IT_AFTER = _rx(r" (?:(?:so|just|you can|you can just|please|go ahead and) )?(?=\S)")
+
+
 def _named_before(t: str) -> Intent | None:
     scene, _, rest = t.rpartition(", ")
     if not scene or not _CANCEL_IT.fullmatch(rest):
-        return None
+        cuts = [m for m in _IT_AFTER.finditer(t) if _CANCEL_IT.fullmatch(t, m.end())]
+        if not cuts:
+            return None
+        scene = t[: cuts[0].start()]
     named = list(_NAMED_ITEM.finditer(words_to_numbers(scene)))
     return Intent("cancel_timer", {"which": _POSSESSIVE.sub("", named[0]["which"])}) if len(named) == 1 else None
 

@@ -4,8 +4,13 @@
 "I wanna be reminded to …" → "remind me to …"; "gonna need a reminder …" → "I need a reminder …") and the words a
 transcriber writes for a number where only a number can stand: after "for" or "in" before a unit of time ("a timer for
 to minutes" → "for two minutes", "in for hours" → "in four hours"), after "at" in a wake-up or an alarm ("wake me at for
-thirty" → "at four thirty"), and "too" for "to" after "remind me" ("remind me too call …"). Elsewhere the words stay:
-"I'm off to bed", "waiting for for ever" are no numbers. Whole words only, case-insensitively.
+thirty" → "at four thirty"; "for" too, "an alarm for to thirty"), "too" for "to" after "remind me" ("remind me too
+call …"), after an operator that follows a number ("ten divided by for" → "divided by four"), after "convert" before a
+unit and its target ("convert to pints into litres" → "convert two pints …"), and at the end of a cancelled timer's
+number ("stop timer to" → "timer two"). Elsewhere the words stay: "I'm off to bed", "waiting for for ever" are no
+numbers. Short names of a unit after a number are the unit ("500 gigs" → "500 gigabytes"; "a gig" is a concert). "The
+same timer again" is another one ("same timer again, eight minutes" → "another timer, eight minutes"). Whole words
+only, case-insensitively.
 
 :func:`match_nudge` reads a request for a nudge, "ping me" or "give me a shout", as what it asks: a reminder when it
 says what to do ("ping me in 10 minutes to stretch" is "remind me in 10 minutes to stretch"), else a timer when it says
@@ -26,10 +31,15 @@ from genx.toolbox.numwords import words_to_numbers
 __all__ = ["match_nudge", "plain_words"]
 
 
-
 _TIME_UNIT = r"(?= (?:and a half )?(?:minutes?|mins?|hours?|hrs?|seconds?|secs?)\b)"
 #: What follows the hour of a clock time said in words: "thirty", "fifteen", "o'clock", "am", "pm".
 _CLOCK_REST = r"(?= (?:o'clock|oh [a-z]+|[ap]\.?m\.?|thirty|fifteen|forty[- ]five|twenty|ten|five|fifty|\d\d)\b)"
+#: A number before an operator, as said: "ten", "a hundred and twenty", "8" (what makes "to" after the operator a number).
+_NUMBER = (
+    r"(?:\d+(?:\.\d+)?|[a-z]+teen|[a-z]+ty(?:[ -][a-z]+)?|hundred|thousand|million|one|two|three|four|five|six|seven|eight|"
+    r"nine|ten|eleven|twelve)"
+)
+_OPERATOR = r"(?:times|plus|minus|divided by|multiplied by|over)"
 _WAKE = _rx(r"\b(?:wake|alarm|get me up|get up)\b")
 
 _SLANG = rewrites(
@@ -45,12 +55,19 @@ _SLANG = rewrites(
         (rf"\b(for|in) (?:to|too)\b{_TIME_UNIT}", r"\1 two"),
         (rf"\b(for|in) (?:for|fore)\b{_TIME_UNIT}", r"\1 four"),
         (r"\b(remind (?:me|us|him|her|them)) too\b", r"\1 to"),
+        (rf"\b({_NUMBER} {_OPERATOR}) (?:to|too)\b(?= |$)", r"\1 two"),
+        (rf"\b({_NUMBER} {_OPERATOR}) (?:for|fore)\b(?= |$)", r"\1 four"),
+        (r"^(convert|change) (?:to|too) (?=[a-z]+ (?:to|into|in) [a-z])", r"\1 two "),
+        (r"^((?:cancel|stop|delete|remove|kill|end) (?:the )?(?:timer|alarm|reminder|countdown|number)) (?:to|too)$", r"\1 two"),
+        (r"\b(\d+(?:\.\d+)?|[a-z]+ty|hundred|thousand|one|two|three|four|five|six|seven|eight|nine|ten) gigs\b", r"\1 gigabytes"),
+        (r"\b(\d+(?:\.\d+)?|[a-z]+ty|hundred|thousand|one|two|three|four|five|six|seven|eight|nine|ten) megs\b", r"\1 megabytes"),
+        (r"\b(?:the )?same (timer|countdown|alarm) again\b", r"another \1"),
     )
 )
 _AT_HOUR = rewrites(
     (
-        (rf"\bat (?:to|too)\b{_CLOCK_REST}", "at two"),
-        (rf"\bat (?:for|fore)\b{_CLOCK_REST}", "at four"),
+        (rf"\b(at|for) (?:to|too)\b{_CLOCK_REST}", r"\1 two"),
+        (rf"\b(at|for) (?:for|fore)\b{_CLOCK_REST}", r"\1 four"),
     )
 )
 

@@ -7,14 +7,17 @@ in it stays ("2 times 2 times 2", "two two"): it may be the amount. :func:`addre
 is the part of an utterance said to Parley once its name is said after other talk
 ("Okay kids, quiet please. Parley, what time is it?"), or after a speaker's
 introduction ("Grandpa here. Please, an alarm for 9"); ``None`` when there is no such
-part. The part must still be a whole request by itself.
+part. The part must still be a whole request by itself. :func:`said_twice` is a whole request said twice in one breath
+said once ("what's the date what's the date"). :func:`unaddressed` drops a pet name said with no pause at the end or
+before a reason ("… for my stew sweetie", "what time is it darling I've lost track"; not "my darling") and "for me"
+after the thing asked for ("set an alarm for me for 9": the alarm is no one's name).
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["addressed", "collapse_repeats"]
+__all__ = ["addressed", "collapse_repeats", "said_twice", "unaddressed"]
 
 #: A run said twice where a request starts (the utterance's or a clause's start), followed by more words: a restart.
 #: Inside a clause a doubled word may be meant: "remind me to say bye bye to Nan".
@@ -53,3 +56,26 @@ def addressed(text: str) -> str | None:
     if m := _INTRODUCTION.match(text):
         return text[m.end() :]
     return None
+
+
+#: The whole utterance, of two words or more, said twice with no pause (or a comma): "cancel it cancel it".
+_TWICE = re.compile(r"(?P<once>\S+(?: \S+)+?),? (?P=once)", re.IGNORECASE)
+
+
+def said_twice(text: str) -> str:
+    """``text`` said once when the whole of it is said twice in a row, else ``text``."""
+    return m["once"] if (m := _TWICE.fullmatch(text)) else text
+
+
+#: A pet name with no pause, at the end or before a reason; not one said of someone ("my darling", "oh dear").
+_PET_NAME = re.compile(
+    r"(?<!\bmy)(?<!\boh)(?<!\bthe)(?<!\ba)(?<!\bso) (?:dear|darling|sweetie|sweetheart)"
+    r"(?=$| (?:i|i'm|i've|i'll|i'd|we|we're|we've|because|cause)\b)",
+    re.IGNORECASE,
+)
+_FOR_ME = re.compile(r"\b(timer|alarm|reminder|countdown) for (?:me|us) (?=(?:for|at|in|on|by)\b)", re.IGNORECASE)
+
+
+def unaddressed(text: str) -> str:
+    """``text`` without a pet name said with no pause, and without "for me" after the thing asked for (module docstring)."""
+    return _FOR_ME.sub(r"\1 ", _PET_NAME.sub("", text))
