@@ -78,7 +78,10 @@ pause; "cancel it" with no pause after a clause naming the item: 84.3 / 71.3 -> 
 other set unchanged): it no longer measures unseen data. Six are left: the four repeats in the time; "delete the last
 one" labelled "last" (the README names an item "the last one", and sets 5-12 label it "the last one" or "last one");
 and "remind me to pick up the dry cleaning uh is this our exit yeah take it at 5", an aside with no marker to say where
-it starts or ends (its words are a possible task).
+it starts or ends (its words are a possible task). ``tools_heldout14.jsonl`` (176 utterances) was written blind, during
+the fourteenth round, by a writer who read only README.md and the tuning set (its repeats were written as said, "every
+weekday", and mapped to the four values the tools use): it measures that round, 93.2 % intent / 87.0 % slots with the
+pre-match before the round and the same after it (the fourteenth round's rules neither gained nor lost on it).
 """
 
 from __future__ import annotations
