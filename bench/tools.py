@@ -189,6 +189,7 @@ SETS = (
     "heldout12",
     "heldout13",
     "heldout14",
+    "heldout15",
     "tuning",
 )
 
