@@ -81,7 +81,19 @@ and "remind me to pick up the dry cleaning uh is this our exit yeah take it at 5
 it starts or ends (its words are a possible task). ``tools_heldout14.jsonl`` (176 utterances) was written blind, during
 the fourteenth round, by a writer who read only README.md and the tuning set (its repeats were written as said, "every
 weekday", and mapped to the four values the tools use): it measures that round, 93.2 % intent / 87.0 % slots with the
-pre-match before the round and the same after it (the fourteenth round's rules neither gained nor lost on it).
+pre-match before the round and the same after it (the fourteenth round's rules neither gained nor lost on it). The
+fifteenth round tuned on it (its pre-match failures fixed by general rules, each with new phrasings in the unit tests: a
+hesitation, "er", and "quick maths" as leads; the time "for my brother in Nairobi"; "is it the 15th today", "is easter far
+off" and "how many days to go" after a date question; "how many days is the 3rd of May from now"; "set one for an hour a
+timer I mean"; a thing doing something, "the kettle's on", before a command with no pause, and a clause with its own
+subject before a question that says its own value; "a quick 15 second timer"; "put an alarm on for"; "when's my next
+alarm"; "show me everything I've got scheduled": 93.2 / 87.0 -> 100 / 95.9 % with the pre-match, every other set
+unchanged): it no longer measures unseen data. Six are left, each a label against the README or the other sets: two
+repeating alarms at a bare hour labelled without "am" ("7:30 every day", "9 on weekends"; set 6 labels "nine on weekends"
+"9 am"); an alarm "every monday" labelled "6:15 am" and a reminder "every friday" labelled with no ``when`` (the other sets
+keep the day in the time, "Monday at 7:15 am", "when": "Monday"); "scrap the last one" labelled "last" (the README names an
+item "the last one"); and "cancel the alarm i just set" labelled "alarm" (the tool reads "the alarm I just set" as the one
+set last, "alarm" as any alarm, asked which among several).
 """
 
 from __future__ import annotations

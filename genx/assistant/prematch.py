@@ -3,7 +3,8 @@
 :func:`prematch` returns an :class:`~genx.assistant.intents.Intent` when the
 *whole* message is one of the phrasings (after dropping politeness: "could you
 please", "hey Parley,", "do one thing,", "reckon you could", "be so kind as to", trailing "please", "thank you very much";
-a hesitation inside it, "what's, uh, 6 times 8", and "like" before a value, "a timer for like 3 minutes"; a lead "quick";
+a hesitation inside it, "what's, uh, 6 times 8", and "like" before a value, "a timer for like 3 minutes"; a lead "quick",
+"quick maths" (before a question), a hesitation, "er";
 "would you mind setting …" is "set …";
 "whats", "dont" are "what's", "don't"; letters said one by one are one word, "u t c" → "utc"; a question
 mark between two questions is a comma; regional words are the common ones, :mod:`.prematch_regional`; slang is the plain
@@ -28,7 +29,9 @@ which). Matching the whole message is what keeps questions that merely mention
 a tool's words ("who invented the alarm clock", "what time does the bakery
 open") with the model; a clause that only sets the scene may come first ("I'm
 putting the pizza in, set a timer for 12 minutes", "the rice is on so set a timer …"; with no pause only a clause with its
-own subject before a command it does not bind, "I just glued it set a timer …", not "I forgot to set …"; a clause about a
+own subject or a thing doing something before a command it does not bind, "I just glued it set a timer …", "the kettle's on
+set a timer …", not "I forgot to set …", or a clause with its own subject before a question that says its own value, "we're
+splitting it 4 ways what's 84 divided by 4"; a clause about a
 thing, "the kids keep asking, how many sleeps until christmas", only before a request that says its own value), thinking
 aloud may come before a command once it is settled ("what was it, oh yes, remind me …"), and a reason may follow
 ("…, the recipe's American"; with no pause a clause with its own subject, "… at 5.30 I've got a flight", or after a
@@ -61,8 +64,9 @@ __all__ = ["clean_utterance", "prematch", "warm_prematch"]
 #: What "I want to …" is a request to do: work something out, or set one of the tools' things.
 _TO_DO = r"convert|calculate|work out|know|figure|set (?:a|an|the|my)\b|start (?:a|an|the)\b"
 _LEAD = re.compile(
-    r"^(?:(?:(?:hey|hi|hello)(?: there)?|ok|okay|so(?: like)?|and|um|oh no|uh|erm|hmm|well|oh|alright|right|yo|parley|assistant|computer|"
-    r"excuse me|sorry|good (?:morning|afternoon|evening)|yes|yeah|yep|yup|sure|google|alexa|siri|quick one|quick(?:ly)?(?! question)|"
+    r"^(?:(?:(?:hey|hi|hello)(?: there)?|ok|okay|so(?: like)?|and|um|umm|oh no|uh|uhh|uhm|er|erm|hmm|well|oh|alright|right|yo|parley|"
+    r"assistant|computer|excuse me|sorry|good (?:morning|afternoon|evening)|yes|yeah|yep|yup|sure|google|alexa|siri|quick one|"
+    r"(?:quick )?maths?(?: question| problem)?(?= (?:what|how|calculate|work out))|quick sums?|quick(?:ly)?(?! question)|"
     r"let's see|let me see|(?:my )?dear|darling|sweetie|sweetheart)"
     r"\b[ ,]*)*"
     r"(?:(?:can|could|would|will) you(?: please| maybe| possibly| perhaps| just| mind)*(?: quickly)?(?: be able to)?"
@@ -271,12 +275,23 @@ _BOUND = frozenset(
 )
 
 
-def _scene_ends(t: str, subject: bool) -> list[int]:
-    """Where a scene may end: at a pause or "so", and, after a clause with its own subject, before an unbound command."""
+#: A question about a value straight after a clause with its own subject, no pause: "we're splitting it 4 ways what's 84
+#: divided by 4"; claimed only when the question says its own value.
+_QUESTION_START = re.compile(r" (?=(?:what's|what is|how much is|how many|how long|when's|when is) )", re.IGNORECASE)
+
+
+def _unbound(t: str, starts: re.Pattern[str]) -> list[int]:
+    return [m.end() for m in starts.finditer(t) if t[: m.start()].split()[-1].lower() not in _BOUND]
+
+
+def _scene_ends(t: str, subject: bool, thing: bool) -> tuple[list[int], set[int]]:
+    """Where a scene may end: at a pause or "so", and, after a clause with its own subject or a thing doing something,
+    before an unbound command; after a clause with its own subject, before a question too (the second set: those ends)."""
     ends = [m.end() for m in _SCENE_END.finditer(t)]
-    if subject:
-        ends += [m.end() for m in _COMMAND_START.finditer(t) if t[: m.start()].split()[-1].lower() not in _BOUND]
-    return sorted(ends)
+    if subject or thing:
+        ends += _unbound(t, _COMMAND_START)
+    questions = set(_unbound(t, _QUESTION_START)) - set(ends) if subject else set()
+    return sorted([*ends, *questions]), questions
 
 
 def _after_scene(t: str) -> Intent | None:
@@ -286,11 +301,15 @@ def _after_scene(t: str) -> Intent | None:
     subject, thing, topic = bool(_SCENE.match(t)), bool(_THING_SCENE.match(t)), bool(_TOPIC.match(t))
     if not (subject or thing or topic):
         return None
-    for end in _scene_ends(t, subject):
+    ends, questions = _scene_ends(t, subject, thing)
+    for end in ends:
         rest = clean_utterance(t[end:])  # "…, um what day is it", "…, so remind me …"
-        if not _REQUEST.match(rest) or _BACK_REFERENCE.search(rest):
+        if not _REQUEST.match(rest) or _BACK_REFERENCE.search(rest) or (intent := _match(rest)) is None:
             continue
-        if (intent := _match(rest)) is not None and (subject or (thing and _COMMAND.match(rest)) or (topic and intent.arguments)):
+        if end in questions:
+            if intent.arguments and intent.tool in _VALUE_TOOLS:
+                return intent
+        elif subject or (thing and _COMMAND.match(rest)) or (topic and intent.arguments):
             return intent
     return None
 

@@ -12,7 +12,9 @@ about the past asks about the last date of that name ("how long since 6 January"
 "how many days since Easter" → "last Easter"); a range may be said first ("we're away from 2 May to
 the 9th, how many days is that": the end takes the start's month); "that", "then" are no date (the
 back-reference, :mod:`.prematch_backref`, resolves them); "a week on Friday" is a week from Friday; a personal day
-may be dated after the question ("what day is my birthday next year, it's the 9th of November").
+may be dated after the question ("what day is my birthday next year, it's the 9th of November"). The time "for my brother
+in Nairobi" is Nairobi's; "is it the 15th today" asks today's date, "is easter far off" about Easter, and "how many days
+to go" after a date question asks about its date ("is easter far off, how many days to go").
 """
 
 from __future__ import annotations
@@ -113,6 +115,20 @@ def _place_before_clause(place: str) -> str:
     return place
 
 
+#: Someone in a place the time is asked for: "what time is it for my brother in Nairobi" asks Nairobi's time.
+_SOMEONE_IN = _rx(
+    r"(?:(?:my|our|his|her|their|your|a|the) )?[a-z']+(?: [a-z']+)?(?: who(?:'s| is| lives))? "
+    r"(?:in|over in|out in|down in|up in|living in|based in) (?P<place>.+)"
+)
+
+
+def _someone_in(place: str) -> str:
+    """The place of someone said for it ("my brother in Nairobi" → "Nairobi"), when only that part is a place."""
+    if (m := _SOMEONE_IN.fullmatch(place)) and not reads("place", place) and reads("place", m["place"]):
+        return m["place"]
+    return place
+
+
 def match_time(t: str) -> Intent | None:
     for i, rx in enumerate(_TIME):
         m = rx.fullmatch(t)
@@ -123,7 +139,7 @@ def match_time(t: str) -> Intent | None:
             continue  # "<place> time" only for a place we know ("Tokyo time"; "dinner time" is not one)
         if _HERE.fullmatch(place):
             place = ""
-        return Intent("current_time", {"place": _place_before_clause(place)} if place else {})
+        return Intent("current_time", {"place": _someone_in(_place_before_clause(place))} if place else {})
     if m := read_match(_TIME_OF_PLACE, t, "place", _is_place):
         return Intent("current_time", {"place": m["place"].strip(" ,")})
     return None
@@ -193,7 +209,23 @@ _DATE: list[tuple[re.Pattern[str], bool]] = [  # (pattern, its date must parse);
     ),
     (_rx(r"(?:count (?:the )?)?(?:days|weeks|sleeps) (?:left )?(?:until|till|til|to) (?P<date>.+?)"), False),
     (_rx(r"how many (?:days|weeks|months) (?:away|off) is (?P<date>.+?)"), True),
-    (_rx(r"how many (?:days|weeks|months|sleeps) is (?!an? |one |\d+ |half )(?P<date>.+?)"), True),  # not "… is a fortnight"
+    (  # not "… is a fortnight"; "how many days is the 3rd of May from now"
+        _rx(r"how many (?:days|weeks|months|sleeps) is (?!an? |one |\d+ |half )(?P<date>.+?)(?: from (?:now|today)| away)?"),
+        True,
+    ),
+    # today's day of the month, asked as a yes/no question: "is it the 15th today", "is today the 3rd or the 4th"
+    (
+        _rx(rf"(?:is it|is today|is it today) (?:the )?(?:{_ORDINAL})(?: today)?(?:,? or (?:is it )?(?:the )?(?:{_ORDINAL}))?(?: today)?"),
+        False,
+    ),
+    # how near a day is: "is easter far off", "is christmas coming up soon"
+    (
+        _rx(
+            r"(?:is|are) (?P<date>(?!it\b|that\b|this\b|now\b).+?) (?:(?:still |very |too )?far (?:off|away)|a long way (?:off|away)|"
+            r"soon|coming up(?: soon)?|close|near|nearly here|almost here)(?: yet| now)?"
+        ),
+        True,
+    ),
     (
         _rx(
             r"how (?:long|much longer|much time) (?:is it |is left |left |is there |do we have |do i have )?"
@@ -313,7 +345,16 @@ def _date_said_after(t: str) -> Intent | None:
     return None
 
 
+#: A date question, then how long until it said with no date of its own: "is easter far off, how many days to go".
+_HOW_LONG_AFTER = _rx(
+    r"(?P<head>.+?),? how (?:many (?:more )?(?:days|weeks|months|sleeps)|long|much longer)"
+    r"(?: (?:to go|left|away|off|is that|is it|until then|till then|now))*"
+)
+
+
 def match_date(t: str) -> Intent | None:
+    if (m := _HOW_LONG_AFTER.fullmatch(t)) and (intent := _match_date(m["head"])) is not None and intent.arguments:
+        return intent
     return _match_date(t) or _date_said_after(t)
 
 

@@ -16,7 +16,8 @@ Said in one breath, with no pause, a correction is the same ("a timer for five n
 no 6:30", "in 60 no 45 minutes"); a replacement that starts with a preposition the request holds replaces its last phrase
 of that preposition, when it is no longer ("the time in Paris, no sorry, in Berlin" → "the time in Berlin"); a place said
 bare replaces the request's last place ("the time in Paris no I mean Berlin"), and a day the request's last day ("remind me
-… tonight no wait tomorrow morning").
+… tonight no wait tomorrow morning"). "One" set, then its kind named after the value, is that kind ("set one for an hour, a
+timer I mean": a timer for an hour).
 :func:`restarts` gives the words after each marker, latest first: a whole request said after one is the request ("set a,
 no wait, can you set a timer …").
 """
@@ -114,8 +115,17 @@ def _placed(head: str, repl: str, *, inline: bool = False) -> str | None:
     return None
 
 
+#: "one" set, the kind said after the value: "set one for an hour, a timer I mean" is "set a timer for an hour".
+_KIND_AFTER = _rx(
+    rf"(?P<head>(?:set|start|make|create|add|put on|give me|get me)(?: me| us)? )one (?P<rest>(?:for|at|to go off) .+?),? "
+    rf"(?:(?:{_MARK}),? )?(?P<art>an?) (?P<kind>{_KIND})(?:,? (?:{_MARK}))?"
+)
+
+
 def corrected(t: str) -> str | None:
     """``t`` with its mid-sentence correction applied (module docstring), or ``None``."""
+    if m := _KIND_AFTER.fullmatch(t):
+        return f"{m['head']}{m['art']} {m['kind']} {m['rest']}"
     if (m := _CORRECTION.fullmatch(t)) and (fixed := _placed(m["head"], m["repl"])) is not None:
         return fixed
     for mark in reversed(list(_INLINE.finditer(t))):  # one breath: "… for five no make that eight minutes"

@@ -88,8 +88,9 @@ _LIST = [
         rf"(?:,? (?:(?:or |and )?(?:{_KINDS}|anything)|and))*"),
     _rx(r"what(?:'s| is) (?:pending|scheduled|running|ticking)(?: right now| now)?|what are you timing(?: right now| now)?|"
         r"(?:list|show me|tell me|show) (?:everything|all) (?:you're|you are|that you're|that is) (?:timing|counting down)|"
-        r"(?:list|show me|tell me|show|read me|read out|go through) (?:everything|all)(?: that's| that is| i've| i have| you've| you have)?"
-        r" (?:set|got set|scheduled|running|pending|on)(?: up)?(?: right now| now)?"),
+        r"(?:list|show me|tell me|show|read me|read out|go through) (?:everything|all|what)"
+        r"(?: that's| that is| i've| i have| you've| you have)?"
+        r"(?: got)? (?:set|scheduled|running|pending|on)(?: up)?(?: right now| now)?"),
     _rx(r"how much (?:time is|time do i have|longer is) left|how long is left"),
     # a timer named by what it times: "how long is left on the brisket"; not a lease, a film or a flight
     _rx(rf"(?:how (?:much time is|much time's|long is|long's|much longer is) (?:left|remaining) (?:on|for)|how much longer on) "
@@ -103,7 +104,7 @@ _LIST = [
     _rx(r"(?:what's|what is|how much is|how much time is) (?:left|remaining) on (?:my |the )?(?:[a-z0-9]+ )?(?:timers?|countdowns?)"),
     _rx(rf"what(?:'s| is| are) (?:on )?(?:my|the) (?:{_KINDS}(?: list)?|list of {_KINDS})|(?:show me |read me |read )?my {_KINDS} list|"
         rf"(?:my |the )?{_KINDS} status|status of (?:my |the )?{_KINDS}|my {_KINDS}"),
-    _rx(r"when (?:is|does) (?:my|the) (?:next )?(?:alarm|timer|reminder)(?: set for| go off| ring)?"),
+    _rx(r"when(?:'s| is| does) (?:my|the) (?:next )?(?:alarm|timer|reminder)(?: set for| go off| ring)?"),
     _rx(r"(?:for )?what time (?:is|are|does|do|will) (?:my|the) (?:next )?(?:[a-z0-9]+ )?(?:alarm|timer|reminder)s? "
         r"(?:set for|set to|for|going to go off|going off|go off|ring|due)"),
 ]  # fmt: skip

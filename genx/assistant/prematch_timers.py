@@ -10,7 +10,8 @@ Spoken numbers become digits first ("five minute timer" → duration "5 minute")
 A repeat phrase ("every weekday", "on weekends", "every Monday", "daily at 7")
 is taken out of an alarm or reminder first and becomes the ``repeat`` slot
 (:func:`~genx.toolbox.reminders.repeat.split_repeat`, the tool's own reader); "but only" before it says no more ("at 7
-but only on weekdays"). A timer may be "done" ("can you do a 45 second timer").
+but only on weekdays"). A timer may be "done" ("can you do a 45 second timer") or "quick" ("a quick 15 second timer"); an alarm
+"put on for" a time.
 A comma is a pause between the parts ("set a timer, 4 minutes, for the steak";
 "remind me in 20 minutes, check the oven"): claimed only when the value reads. A clause saying why may
 follow the value with no pause ("a timer for ten minutes my nail polish needs to dry": 10 minutes).
@@ -119,7 +120,7 @@ _TIMER_AFTER = _rx(
     r" going for| lasting| that lasts)? (?P<rest>.+)"
 )
 _TIMER_BEFORE = _rx(
-    rf"(?:{_SET_TIMER})?(?P<art>a |an |one )?(?P<before>.+?) "
+    rf"(?:{_SET_TIMER})?(?P<art>a |an |one )?(?:(?:quick|short|little|fast|brief) )?(?P<before>.+?) "
     rf"(?:timer|countdown)(?: on| going)?(?:,? (?:{_NAMED}) (?P<label>.+))?"
 )
 _TENS_SECOND = _rx(r"\b(twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[ -]second\b(?= timer| countdown| count)")
@@ -175,7 +176,7 @@ def match_timer(t: str) -> Intent | None:
 
 _ALARM_AFTER = _rx(
     rf"(?:{_SET})?{_ART}(?:(?P<label>[a-z]+) )?alarm(?: clock)?,?"
-    r"(?P<prep> for| at| to| on| to go off at| to ring at| set for| to wake me(?: up)? at)? (?P<rest>.+)"
+    r"(?P<prep> on for| on at| for| at| to| on| to go off at| to ring at| set for| to wake me(?: up)? at)? (?P<rest>.+)"
 )
 _ALARM_BEFORE = _rx(rf"(?:{_SET})?(?:an |a )?(?P<time>.+?) alarm(?:,? (?:{_NAMED}) (?P<label>.+))?")
 _WAKE = [
