@@ -93,7 +93,9 @@ repeating alarms at a bare hour labelled without "am" ("7:30 every day", "9 on w
 "9 am"); an alarm "every monday" labelled "6:15 am" and a reminder "every friday" labelled with no ``when`` (the other sets
 keep the day in the time, "Monday at 7:15 am", "when": "Monday"); "scrap the last one" labelled "last" (the README names an
 item "the last one"); and "cancel the alarm i just set" labelled "alarm" (the tool reads "the alarm I just set" as the one
-set last, "alarm" as any alarm, asked which among several).
+set last, "alarm" as any alarm, asked which among several). ``tools_heldout15.jsonl`` (169 utterances) was written
+blind, during the fifteenth round, by a writer who read only README.md and the tuning set, told the repeat slot's four
+values: it measures that round, 95.3 % intent / 92.2 % slots with the pre-match before the round, 96.4 / 93.6 after.
 """
 
 from __future__ import annotations
