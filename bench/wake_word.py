@@ -50,6 +50,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FLITE = shutil.which("flite") is not None
 sys.path.insert(0, str(ROOT))
 
+from genx.local.wake_confirm import ConfirmedDetector  # noqa: E402
 from genx.local.wake_ensemble import merge  # noqa: E402
 from genx.local.wakeword import BUILTIN, StreamDetector, WakeWordDetection, WakeWordDetector  # noqa: E402
 from genx.transformers.audiostream.pcm import resample  # noqa: E402
@@ -329,41 +330,87 @@ def spoken_end_s(pcm: bytes) -> float:
     return float((loud[-1] + 1) * 160 / RATE) if loud.size else 0.0
 
 
+class TimedCheck:
+    """The app's Whisper check of openWakeWord's detections, timed per call (wall and CPU)."""
+
+    def __init__(self) -> None:
+        from genx.local.wake_confirm import WhisperWakeCheck
+        from genx.local.whisper import WhisperDecoder
+
+        self.inner = WhisperWakeCheck(WhisperDecoder())
+        self.wall_s: list[float] = []
+        self.cpu_s = 0.0
+
+    def verdict(self, pcm: bytes, phrase: str) -> tuple[bool, str]:
+        t0, c0 = time.perf_counter(), time.process_time()
+        out = self.inner.verdict(pcm, phrase)
+        self.wall_s.append(time.perf_counter() - t0)
+        self.cpu_s += time.process_time() - c0
+        return out
+
+
 @dataclass
 class Probe:
-    """One detector over the whole corpus: its detections and CPU time."""
+    """One detector over the whole corpus: its detections and CPU time. With ``confirmed`` (a ``ConfirmedDetector``
+    around the engine), ``hits`` are the confirmed detections and ``rejected`` the ones the check dropped."""
 
     label: str
-    det: StreamDetector
+    det: StreamDetector | ConfirmedDetector
     hits: list[tuple[str, WakeWordDetection]] = field(default_factory=list)
     cpu_s: float = 0.0
+    rejected: list[tuple[str, WakeWordDetection, str]] = field(default_factory=list)
+    readings: list[tuple[str, WakeWordDetection, str]] = field(default_factory=list)  # confirmed: what Whisper read
+    check: TimedCheck | None = None  # the check's CPU time is not the engine's
 
     def feed(self, kind: str, pcm: bytes) -> None:
-        c0 = time.process_time()
+        c0, k0 = time.process_time(), self.check.cpu_s if self.check else 0.0
         for i in range(0, len(pcm), CHUNK):
             self.hits += [(kind, h) for h in self.det.process(pcm[i : i + CHUNK])]
-        self.cpu_s += time.process_time() - c0
+        self.cpu_s += time.process_time() - c0 - ((self.check.cpu_s - k0) if self.check else 0.0)
+        if isinstance(self.det, ConfirmedDetector):
+            self.rejected += [(kind, c.detection, c.reason) for c in self.det.checked if not c.confirmed]
+            self.readings += [(kind, c.detection, c.reason) for c in self.det.checked if c.confirmed]
+            self.det.checked.clear()
+
+    def unconfirmed(self, label: str) -> Probe:
+        """The engine's own detections (confirmed or not): what it does without the check."""
+        hits = sorted(self.hits + [(k, d) for k, d, _ in self.rejected], key=lambda kh: kh[1].at_s)
+        return Probe(label, self.det, hits, self.cpu_s)
 
 
-def probes(model: str) -> list[Probe]:
+def probes(model: str, check: TimedCheck | None) -> list[Probe]:
     """All four models at their own thresholds (one shared front end), ``model`` alone at each sweep threshold, and
-    openWakeWord's ``model`` at each of its sweep thresholds (when ``pyopen-wakeword`` is installed)."""
+    openWakeWord's ``model`` at each of its sweep thresholds (when ``pyopen-wakeword`` is installed), each with
+    the Whisper check around it (its unconfirmed detections are kept: :meth:`Probe.unconfirmed`)."""
     out = [Probe("all four models", WakeWordDetector(list(BUILTIN)))]
     out += [Probe(micro_label(model, t), WakeWordDetector([model], threshold=t)) for t in SWEEP]
-    if OWW:
+    if OWW and check is not None:
         from genx.local.openwakeword import OpenWakeWordDetector
 
-        out += [Probe(oww_label(t), OpenWakeWordDetector([model], threshold=t)) for t in SWEEP_OWW]
+        out += [
+            Probe(oww_label(t, True), ConfirmedDetector(OpenWakeWordDetector([model], threshold=t), check), check=check) for t in SWEEP_OWW
+        ]
+    return out
+
+
+def with_unconfirmed(ps: list[Probe]) -> list[Probe]:
+    """``ps`` and, after each confirmed openWakeWord probe, the same engine without the check."""
+    out = []
+    for p in ps:
+        if isinstance(p.det, ConfirmedDetector):
+            out.append(p.unconfirmed(p.label.removesuffix(CONFIRMED)))
+        out.append(p)
     return out
 
 
 SWEEP: list[float | None] = [None, 0.97, 0.9, 0.8, 0.7, 0.6, 0.5]  # None: Parley's default (TUNED_THRESHOLD or the model's)
-SWEEP_OWW: list[float | None] = [None, 0.9]  # openWakeWord, ~10x microWakeWord's CPU each: two points
+SWEEP_OWW: list[float | None] = [None, 0.5]  # openWakeWord, ~10x microWakeWord's CPU each: two points
 OWW = importlib.util.find_spec("pyopen_wakeword") is not None
+CONFIRMED = " + whisper"
 
 
-def oww_label(t: float | None) -> str:
-    return f"openwakeword @ {'default' if t is None else t}"
+def oww_label(t: float | None, confirmed: bool = False) -> str:
+    return f"openwakeword @ {'default' if t is None else t}{CONFIRMED if confirmed else ''}"
 
 
 def either(micro: Probe, oww: Probe) -> list[tuple[str, WakeWordDetection]]:
@@ -372,8 +419,10 @@ def either(micro: Probe, oww: Probe) -> list[tuple[str, WakeWordDetection]]:
     return [(kinds[id(h)], h) for h in merge([h for _, h in micro.hits + oww.hits], {}, 1.0)]
 
 
-def run_negatives(rng: np.random.Generator, minutes: float, piper: Piper, model: str) -> tuple[list[Probe], dict[str, float], float]:
-    ps = probes(model)
+def run_negatives(
+    rng: np.random.Generator, minutes: float, piper: Piper, model: str, check: TimedCheck | None
+) -> tuple[list[Probe], dict[str, float], float]:
+    ps = probes(model, check)
     by_kind: dict[str, float] = {}
     gen_s = 0.0
     t0 = time.perf_counter()
@@ -383,10 +432,10 @@ def run_negatives(rng: np.random.Generator, minutes: float, piper: Piper, model:
             p.feed(seg.kind, seg.pcm)
         by_kind[seg.kind] = by_kind.get(seg.kind, 0.0) + len(seg.pcm) / 2 / RATE
         t0 = time.perf_counter()
-    return ps, by_kind, gen_s
+    return with_unconfirmed(ps), by_kind, gen_s
 
 
-def run_positives(model: str, items: list[Positive]) -> dict[str, list[dict[str, object]]]:
+def run_positives(model: str, items: list[Positive], check: TimedCheck | None) -> dict[str, list[dict[str, object]]]:
     """Each utterance with 1.5 s of lead-in and 2.5 s after it, in one stream; per sweep probe and utterance: hit,
     latency (and "either" rows: microWakeWord at its default or openWakeWord at each of its thresholds)."""
     stream = bytearray()
@@ -406,18 +455,22 @@ def run_positives(model: str, items: list[Positive]) -> dict[str, list[dict[str,
 
     out: dict[str, list[dict[str, object]]] = {}
     done = {}
-    for p in probes(model)[1:]:
+    fed = probes(model, check)[1:]
+    for p in fed:
         p.feed("wake", bytes(stream))
+        p.det.close()
+        for _, d, why in p.rejected:
+            print(f"  {p.label}: wake utterance at {d.at_s:.1f} s not confirmed: {why}")
+    for p in with_unconfirmed(fed):
         out[p.label] = rows_of(p.hits)
         done[p.label] = p
-        p.det.close()
-    for m, t in EITHER if OWW else []:
-        out[either_label(m, t)] = rows_of(either(done[micro_label(model, m)], done[oww_label(t)]))
+    for m, t, c in EITHER if OWW else []:
+        out[either_label(m, t, c)] = rows_of(either(done[micro_label(model, m)], done[oww_label(t, c)]))
     return out
 
 
-def either_label(m: float | None, t: float | None) -> str:
-    return f"either @ {'default' if m is None else m} + {'default' if t is None else t}"
+def either_label(m: float | None, t: float | None, confirmed: bool = False) -> str:
+    return f"either @ {'default' if m is None else m} + {oww_label(t, confirmed).removeprefix('openwakeword @ ')}"
 
 
 def micro_label(model: str, t: float | None) -> str:
@@ -425,7 +478,7 @@ def micro_label(model: str, t: float | None) -> str:
 
 
 # "either engine" pairs (microWakeWord threshold, openWakeWord threshold), scored on the probes' own detections
-EITHER: list[tuple[float | None, float | None]] = [(m, t) for m in (None, 0.8, 0.9) for t in SWEEP_OWW]
+EITHER: list[tuple[float | None, float | None, bool]] = [(m, t, c) for m in (None, 0.8) for t in SWEEP_OWW for c in (False, True)]
 
 
 def pct(values: list[float], q: float) -> float:
@@ -452,8 +505,10 @@ def main() -> int:
     piper = Piper()
 
     items = positives(rng, args.positives, BUILTIN[args.model], piper)
-    pos = run_positives(args.model, items)
-    neg, by_kind, gen_s = run_negatives(rng, args.minutes, piper, args.model)
+    check = TimedCheck() if OWW else None
+    pos = run_positives(args.model, items, check)
+    pos_checks = list(check.wall_s) if check else []
+    neg, by_kind, gen_s = run_negatives(rng, args.minutes, piper, args.model, check)
     neg_s = sum(by_kind.values())
     hours = neg_s / 3600
     default = f"{args.model} @ default"
@@ -464,11 +519,14 @@ def main() -> int:
     print(f"\n{'model (own threshold)':<24} {'false accepts':>13} {'per hour':>9}   in")
     for m, fas in fa_by_model.items():
         print(f"{m:<24} {len(fas):>13} {len(fas) / hours:>9.2f}   {', '.join(sorted({k for k, _ in fas})) or '-'}")
-    print(f"\n{args.model + ' threshold':<30} {'FA/h':>6} {'FR all':>7} {'FR piper':>9} {'FR flite':>9} {'FR espeak':>10} {'FR noisy':>9}")
-    sweep: dict[str, dict[str, float]] = {}
+    print(f"\n{args.model + ' threshold':<40} {'FA/h':>6} {'FR all':>7} {'FR piper':>9} {'FR flite':>9} {'FR espeak':>10} {'FR noisy':>9}")
+    sweep: dict[str, dict[str, object]] = {}
     negs = [(p.label, p.hits) for p in neg[1:]]
     by_label = {p.label: p for p in neg}
-    negs += [(either_label(m, t), either(by_label[micro_label(args.model, m)], by_label[oww_label(t)])) for m, t in (EITHER if OWW else [])]
+    negs += [
+        (either_label(m, t, c), either(by_label[micro_label(args.model, m)], by_label[oww_label(t, c)]))
+        for m, t, c in (EITHER if OWW else [])
+    ]
     for label, hits in negs:
         rows = pos[label]
         fam = {f: rate([r for r in rows if str(r["source"]).startswith(f)]) for f in ("piper", "flite", "espeak")}
@@ -484,7 +542,7 @@ def main() -> int:
         }
         s = sweep[label]
         frs = f"{s['fr']:>7.1%} {s['fr_piper']:>9.1%} {s['fr_flite']:>9.1%} {s['fr_espeak']:>10.1%} {s['fr_noisy']:>9.1%}"
-        print(f"{label:<30} {s['fa_per_h']:>6.2f} {frs}")
+        print(f"{label:<40} {s['fa_per_h']:>6.2f} {frs}")
     rows = pos[default]
     missed = sorted(str(r["source"]) for r in rows if not r["hit"])
     print(f"  missed at the default threshold: {', '.join(missed) or '-'}")
@@ -500,8 +558,19 @@ def main() -> int:
     oww_cpu = round(oww_one.cpu_s / neg_s * 1000, 3) if oww_one else None
     if oww_one:
         print(f"     {oww_cpu:.2f} ms per audio second with openWakeWord's {args.model} (one TensorFlow Lite thread)")
+    for p in neg:
+        for kind, d, why in p.rejected:
+            print(f"  {p.label}: not confirmed at {d.at_s:.1f} s in {kind}: {why}")
+        for kind, d, why in p.readings:
+            print(f"  {p.label}: confirmed at {d.at_s:.1f} s in {kind}: {why}")
+    checks = sorted(check.wall_s) if check else []
+    check_ms = (
+        {"n": len(checks), "p50": round(statistics.median(checks) * 1000), "p95": round(pct(checks, 0.95) * 1000)} if checks else None
+    )
+    if check_ms:
+        print(f"Whisper check of an openWakeWord detection: p50 {check_ms['p50']} ms, p95 {check_ms['p95']} ms wall (n={len(checks)})")
     lat_by = {}
-    for label in (oww_label(None), either_label(None, None)):
+    for label in (oww_label(None), oww_label(0.5, True), either_label(None, None), either_label(None, 0.5, True)):
         got = [float(str(r["latency_s"])) for r in pos.get(label, []) if r["latency_s"] is not None]
         if got:
             lat_by[label] = {"p50": round(statistics.median(got) * 1000), "p95": round(pct(got, 0.95) * 1000)}
@@ -524,6 +593,8 @@ def main() -> int:
         "cpu_ms_per_audio_s_four_models": round(neg[0].cpu_s / neg_s * 1000, 3),
         "cpu_ms_per_audio_s_openwakeword": oww_cpu,
         "latency_ms_by_variant": lat_by,
+        "whisper_check_ms": check_ms,
+        "whisper_checks_on_wake_utterances": len(pos_checks),
         "goals": {"false_accepts_per_hour_max": 0.5, "false_reject_rate_max": 0.05},
     }
     if args.json:

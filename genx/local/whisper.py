@@ -17,6 +17,7 @@ import logging
 import math
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -184,6 +185,12 @@ def _encode(model: WhisperModel, audio: Audio, window_s: float, *, to_cpu: bool)
     return model.model.encode(get_ctranslate2_storage(np.ascontiguousarray(feats[None])), to_cpu=to_cpu)
 
 
+def _tokenizer(model: WhisperModel, language: str | None) -> Any:
+    from faster_whisper.tokenizer import Tokenizer
+
+    return Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language=language or "en")
+
+
 class WhisperDecoder:
     """faster-whisper tuned for short utterances: English, no timestamps, no VAD filter.
 
@@ -249,6 +256,19 @@ class WhisperDecoder:
         scores = forced_scores(model, self._short[0], encoded, [text, *phrases])
         return verdict(scores[0], dict(zip(phrases, scores[1:], strict=True)), o.listen_margin, floor=o.listen_floor)
 
+    def phrase_scores(self, audio: Audio, phrases: Sequence[str]) -> tuple[str, float, float]:
+        """A short clip's free (final, prompt-free) reading, its forced-decoding score and the best score of
+        ``phrases`` on the same encoded audio (``whisper_verify.forced_scores``)."""
+        model = self.model.get()
+        text = self._decode(model, audio, True, "")
+        window = encoder_window_s(audio.size / 16000.0, self.options.window_s, self.options.window_margin_s)
+        if not self._short_ok or self._short is None:
+            window = WHISPER_WINDOW_S
+        tok = self._short[0] if self._short is not None else _tokenizer(model, self.options.language)
+        encoded = np.asarray(_encode(model, audio, window, to_cpu=True))
+        scores = forced_scores(model, tok, encoded, [text, *phrases])
+        return text, scores[0], max(scores[1:], default=float("-inf"))
+
     def _decode(self, model: WhisperModel, audio: Audio, final: bool, previous: str) -> str:
         o = self.options
         duration = audio.size / 16000.0
@@ -265,10 +285,9 @@ class WhisperDecoder:
         o = self.options
         try:
             if self._short is None:
-                from faster_whisper.tokenizer import Tokenizer
                 from faster_whisper.transcribe import get_suppressed_tokens
 
-                tok = Tokenizer(model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language=o.language or "en")
+                tok = _tokenizer(model, o.language)
                 self._short = (tok, list(get_suppressed_tokens(tok, (-1,))))
             tok, suppressed = self._short
             before = tok.encode(" " + previous) if previous else []
