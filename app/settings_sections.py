@@ -45,6 +45,8 @@ class LoopSettings(Spec):
     wake_word_threshold: float | None = Field(default=None, gt=0.0, lt=1.0)  # unset: the model's own cutoff
     # "micro": microWakeWord; "openwakeword": openWakeWord (pyopen-wakeword, CC BY-NC-SA models); "both": either one
     wake_word_engine: Literal["micro", "openwakeword", "both"] = "micro"
+    # openWakeWord's detections are confirmed by Whisper reading the phrase (it then listens at its model's own threshold)
+    wake_word_confirm: bool = True
     follow_up_s: float = Field(default=8.0, ge=1.0, le=120.0)  # after an answer, speech needs no wake word this long
     resume_false_stop_s: float = Field(default=3.0, ge=0.0, le=30.0)  # a stop no words followed resumes the answer (0: off)
     vad_aggressiveness: int | None = Field(default=None, ge=0, le=3)  # removed: [vad] aggressiveness

@@ -118,27 +118,53 @@ def build_wake_detector(loop_s: Any) -> tuple[Any, str]:
     """The wake word detector of ``[loop] wake_word`` and ``wake_word_engine`` (or None), and a warning when it
     cannot load: then hands-free listens to all speech, as without a wake word. With ``"both"``, an openWakeWord
     half that cannot load leaves microWakeWord alone, with a warning. ``wake_word_threshold`` is the threshold of
-    the engine named (of microWakeWord with ``"both"``; openWakeWord keeps its measured one)."""
+    the engine named (of microWakeWord with ``"both"``; openWakeWord keeps its measured one).
+
+    openWakeWord runs on its own thread, its detections confirmed by Whisper (``wake_word_confirm``,
+    ``genx.local.wake_confirm``): the packaged tiny.en, whatever the ASR, since the check's margins were measured
+    with it (loaded on that thread when it starts)."""
     if not loop_s.wake_word:
         return None, ""
     from genx.errors import GenxError
-    from genx.local.openwakeword import OpenWakeWordDetector
-    from genx.local.wake_ensemble import AnyOfDetector, BackgroundDetector
+    from genx.local.wake_ensemble import AnyOfDetector
     from genx.local.wakeword import WakeWordDetector
 
     engine, model, threshold = loop_s.wake_word_engine, loop_s.wake_word_model, loop_s.wake_word_threshold
+    notes: list[str] = []
     try:
         if engine == "openwakeword":
-            return BackgroundDetector(OpenWakeWordDetector([model], threshold=threshold)), ""
+            return _openwakeword(loop_s, threshold, notes), "; ".join(notes)
         micro = WakeWordDetector([model], threshold=threshold)
     except (GenxError, OSError) as e:
         return None, f"wake word off, Parley listens to all speech: {e}"
     if engine != "both":
         return micro, ""
     try:
-        return AnyOfDetector([micro, BackgroundDetector(OpenWakeWordDetector([model]))]), ""
+        return AnyOfDetector([micro, _openwakeword(loop_s, None, notes)]), "; ".join(notes)
     except (GenxError, OSError) as e:
         return micro, f"wake word engine openWakeWord off, microWakeWord alone listens: {e}"
+
+
+def _openwakeword(loop_s: Any, threshold: float | None, notes: list[str]) -> Any:
+    """openWakeWord on its own thread; confirmed by Whisper unless ``wake_word_confirm`` is off or Whisper cannot
+    load (a note says so, and the engine keeps its stricter unconfirmed threshold)."""
+    from genx.errors import GenxError
+    from genx.local.openwakeword import DEFAULT_THRESHOLD, OpenWakeWordDetector
+    from genx.local.wake_confirm import ConfirmedDetector, WhisperWakeCheck
+    from genx.local.wake_ensemble import BackgroundDetector
+    from genx.local.whisper import WhisperDecoder
+
+    check = None
+    if loop_s.wake_word_confirm:
+        try:
+            check = WhisperWakeCheck(WhisperDecoder())
+        except (GenxError, OSError) as e:
+            notes.append(f"openWakeWord's detections are not confirmed by Whisper: {e}")
+    if check is None:
+        return BackgroundDetector(OpenWakeWordDetector([loop_s.wake_word_model], threshold=threshold))
+    # confirmed, openWakeWord listens at its model's own threshold: Whisper drops what else it fires on
+    oww = OpenWakeWordDetector([loop_s.wake_word_model], threshold=DEFAULT_THRESHOLD if threshold is None else threshold)
+    return BackgroundDetector(ConfirmedDetector(oww, check))
 
 
 def _realtime_stack(

@@ -341,6 +341,9 @@ class TimedCheck:
         self.wall_s: list[float] = []
         self.cpu_s = 0.0
 
+    def prepare(self) -> None:
+        self.inner.prepare()
+
     def verdict(self, pcm: bytes, phrase: str) -> tuple[bool, str]:
         t0, c0 = time.perf_counter(), time.process_time()
         out = self.inner.verdict(pcm, phrase)

@@ -55,8 +55,9 @@ log = logging.getLogger("genx.agentkit.loop")
 BUSY = frozenset({LoopState.HEARING, LoopState.THINKING, LoopState.SPEAKING, LoopState.INTERRUPTED})
 OWN_VOICE_TAIL_S = 0.5  # asleep, detections this long after Parley's own speech (plus the echo tail) are its echo
 # a detection reported up to this long after the audio that completed it (a detector on a thread of its own,
-# genx.local.wake_ensemble) still replays from its own time: the gate keeps replay_ms + this much while asleep
-MAX_LAG_MS = 1000.0
+# genx.local.wake_ensemble, whose detections Whisper may confirm first: 0.3-0.9 s, genx.local.wake_confirm) still
+# replays from its own time: the gate keeps replay_ms + this much while asleep
+MAX_LAG_MS = 2000.0
 EARCON_RATE = 16000
 
 

@@ -186,6 +186,10 @@ class OpenWakeWordDetector(StreamDetector):
     def phrases(self) -> list[str]:
         return [h.phrase for h in self._heads]
 
+    @property
+    def thresholds(self) -> list[float]:
+        return [h.trigger.threshold for h in self._heads]
+
     def _detect(self, data: bytes, at_s: float) -> list[WakeWordDetection]:
         out: list[WakeWordDetection] = []
         for embedding in self._features.process_streaming(data):

@@ -121,10 +121,21 @@ class BackgroundDetector:
         return list(self._phrases)
 
     @property
+    def inner(self) -> Detector:
+        return self._inner
+
+    @property
     def backlog_s(self) -> float:
         return (self._handed - self._processed) / 2 / 16000
 
     def _run(self) -> None:
+        prepare = getattr(self._inner, "prepare", None)  # an engine with a model to load first (wake_confirm)
+        try:
+            if callable(prepare):
+                prepare()
+        except BaseException as exc:  # raised to the caller by its next process()
+            self._error = exc
+            return
         while True:
             item = self._inbox.get()
             if item is None:

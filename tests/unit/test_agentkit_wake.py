@@ -192,7 +192,7 @@ async def test_the_end_of_the_phrase_before_a_pause_opens_no_turn_and_the_questi
     await rig.stop()
 
 
-@pytest.mark.parametrize("late_by", [0.0, 0.3, 0.7])
+@pytest.mark.parametrize("late_by", [0.0, 0.3, 0.7, 1.5])
 async def test_a_request_in_the_same_breath_keeps_the_phrase_s_tail_in_its_one_utterance_however_late_the_detection_is_reported(
     late_by: float,
 ) -> None:

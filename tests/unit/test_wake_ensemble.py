@@ -126,6 +126,18 @@ def test_a_failure_on_the_background_thread_is_raised_by_the_next_call() -> None
     det.close()
 
 
+def test_an_engine_that_cannot_prepare_on_its_thread_is_an_error_raised_by_the_next_call() -> None:
+    class Unloadable(Scripted):
+        def prepare(self) -> None:
+            raise RuntimeError("no model")
+
+    det = BackgroundDetector(Unloadable([]))
+    det._thread.join(5.0)
+    with pytest.raises(RuntimeError, match="no model"):
+        det.process(CHUNK)
+    det.close()
+
+
 def test_a_closed_background_engine_refuses_audio_and_closing_twice_is_harmless() -> None:
     inner = Scripted([])
     det = BackgroundDetector(inner)

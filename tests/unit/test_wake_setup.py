@@ -68,13 +68,45 @@ def test_the_default_engine_is_microwakeword_alone() -> None:
     det.close()
 
 
-def test_the_openwakeword_engine_runs_on_a_thread_of_its_own() -> None:
+def test_the_openwakeword_engine_runs_on_a_thread_of_its_own_confirmed_by_whisper_at_its_model_s_threshold() -> None:
     pytest.importorskip("pyopen_wakeword")
+    from genx.local.openwakeword import OpenWakeWordDetector
+    from genx.local.wake_confirm import ConfirmedDetector
     from genx.local.wake_ensemble import BackgroundDetector
 
     det, warning = build_wake_detector(wake_settings("openwakeword").loop)
     assert warning == "" and isinstance(det, BackgroundDetector)
     assert det.phrases == ["Hey Jarvis"]
+    assert isinstance(det.inner, ConfirmedDetector) and isinstance(det.inner.inner, OpenWakeWordDetector)
+    assert det.inner.inner.thresholds == [0.5]  # openWakeWord's own default; unconfirmed it would be 0.95
+    det.close()
+
+
+def test_with_the_check_off_openwakeword_keeps_its_stricter_measured_threshold() -> None:
+    pytest.importorskip("pyopen_wakeword")
+    from genx.local.openwakeword import OpenWakeWordDetector
+
+    s = wake_settings("openwakeword")
+    s.loop.wake_word_confirm = False
+    det, warning = build_wake_detector(s.loop)
+    assert warning == "" and isinstance(det.inner, OpenWakeWordDetector)
+    assert det.inner.thresholds == [0.95]
+    det.close()
+
+
+def test_a_whisper_model_that_cannot_load_leaves_openwakeword_unconfirmed_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("pyopen_wakeword")
+    from genx.local import whisper
+    from genx.local.models import ModelNotFoundError
+    from genx.local.openwakeword import OpenWakeWordDetector
+
+    def missing(*_a: object, **_k: object) -> None:
+        raise ModelNotFoundError("Whisper model", path="/nowhere/tiny.en")
+
+    monkeypatch.setattr(whisper.WhisperDecoder, "__init__", missing)
+    det, warning = build_wake_detector(wake_settings("openwakeword").loop)
+    assert isinstance(det.inner, OpenWakeWordDetector) and det.inner.thresholds == [0.95]
+    assert warning.startswith("openWakeWord's detections are not confirmed by Whisper") and "/nowhere/tiny.en" in warning
     det.close()
 
 
