@@ -204,6 +204,7 @@ SETS = (
     "heldout13",
     "heldout14",
     "heldout15",
+    "heldout16",
     "tuning",
 )
 
