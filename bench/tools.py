@@ -95,7 +95,17 @@ keep the day in the time, "Monday at 7:15 am", "when": "Monday"); "scrap the las
 item "the last one"); and "cancel the alarm i just set" labelled "alarm" (the tool reads "the alarm I just set" as the one
 set last, "alarm" as any alarm, asked which among several). ``tools_heldout15.jsonl`` (169 utterances) was written
 blind, during the fifteenth round, by a writer who read only README.md and the tuning set, told the repeat slot's four
-values: it measures that round, 95.3 % intent / 92.2 % slots with the pre-match before the round, 96.4 / 93.6 after.
+values: it measures that round, 95.3 % intent / 92.2 % slots with the pre-match before the round, 96.4 / 93.6 after. The
+sixteenth round tuned on it (its pre-match failures fixed by general rules, each with new phrasings in the unit tests: a
+yes/no question about the speaker before the time, "have I still got time … what's the time"; a clause about someone after
+a question that says its own value, "… my kids keep asking"; how the thing stands after a cancel, "… they're done";
+"get rid of", "switch off" before a reason; "the first one"; "the sun" is no Sunday; "remind me" said anew after the task;
+a weekly repeat's day after a reminder's task, "… every tuesday": "Tuesday at 8 pm"; and, found in round 15, a statement
+about a timer or an alarm that is there, "the timer is set for 5 minutes", sets nothing, "is my alarm set for 7" lists:
+96.4 / 93.6 -> 100 / 99.3 % with the pre-match, every other set unchanged): it no longer measures unseen data. One is
+left, a label against the other sets: "convert 50 dollars to euros" labelled "USD", "EUR" (the other sets keep a
+currency's words as said, "convert 50 euros to dollars": "euro", "dollar"; "dollars" names no one currency, and the tool
+has no rates offline either way).
 """
 
 from __future__ import annotations

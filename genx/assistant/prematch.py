@@ -16,7 +16,8 @@ makes, and a request said anew after a marker, "what's 9 times 8 no wait 9 times
 after talk to others is the request, "Okay kids, quiet. Parley, …", :mod:`.prematch_speech`; a pet name after it,
 ", dear", is none of it, nor one with no pause, "… darling"; 24-hour times read as 12-hour ones, "zero six thirty",
 :mod:`.prematch_hours`; a request said twice or echoed, an aside to someone else, two requests in one breath,
-:mod:`.prematch_asides`), else ``None`` and the model router
+:mod:`.prematch_asides`; a yes/no question about the speaker before the time or the date, "am I late what's the time",
+:mod:`.prematch_questions`), else ``None`` and the model router
 (or the cloud model) decides. The phrasings live with their tools:
 :mod:`.prematch_clock` (time, dates), :mod:`.prematch_numbers` (arithmetic,
 conversions), :mod:`.prematch_timers` (setting timers, alarms, reminders),
@@ -34,8 +35,9 @@ set a timer …", not "I forgot to set …", or a clause with its own subject be
 splitting it 4 ways what's 84 divided by 4"; a clause about a
 thing, "the kids keep asking, how many sleeps until christmas", only before a request that says its own value), thinking
 aloud may come before a command once it is settled ("what was it, oh yes, remind me …"), and a reason may follow
-("…, the recipe's American"; with no pause a clause with its own subject, "… at 5.30 I've got a flight", or after a
-question about a value what it is for, "… in celsius for my mash").
+("…, the recipe's American"; with no pause a clause with its own subject, "… at 5.30 I've got a flight", how the thing
+stands, "cancel the egg timer they're done", or after a question about a value what it is for, "… in celsius for my mash",
+or a clause about someone, "how many days until easter my kids keep asking").
 Microseconds to a few hundred a call (no model, no I/O) once
 :func:`warm_prematch` has loaded the unit registry and the place table (about a second, once).
 """
@@ -53,6 +55,7 @@ from genx.assistant.prematch_correction import corrected, restarts
 from genx.assistant.prematch_hours import twelve_hour
 from genx.assistant.prematch_manage import match_cancel, match_list
 from genx.assistant.prematch_numbers import match_calc, match_convert
+from genx.assistant.prematch_questions import after_own_question
 from genx.assistant.prematch_regional import standard_words
 from genx.assistant.prematch_slang import match_nudge, plain_words
 from genx.assistant.prematch_speech import addressed, collapse_repeats, said_twice, unaddressed
@@ -201,13 +204,15 @@ def _prematch(text: str) -> Intent | None:
         t = fixed
     direct = _match(t)
     if direct is not None and not all(reads(name, value) for name, value in direct.arguments.items()):
-        direct = without_aside(t, _match) or direct  # "a timer for hold on Sam put that down ten minutes"
+        # "a timer for hold on Sam put that down ten minutes"; "how many days until easter my kids keep asking"
+        direct = without_aside(t, _match) or _before_reason(t) or direct
     return (
         first_of_two(t, _match)
         or echoed(t, _match, amounts=False)
         or direct
         or _restarted(t)
         or _after_scene(t)
+        or after_own_question(t, _match)
         or _after_recall(t)
         or match_back_reference(t, _match)
         or _before_reason(t)
@@ -238,7 +243,8 @@ def _match(t: str) -> Intent | None:
 
 #: How a request starts (a command, a question, or "(tell me) the time"); a clause before it only sets the scene.
 _REQUEST = re.compile(
-    r"(?:set|start|put|give me|make|remind|wake|get me up|cancel|stop|delete|remove|turn off|what|what's|whats|how|when|which|"
+    r"(?:set|start|put|give me|make|remind|wake|get me up|cancel|stop|delete|remove|turn off|switch off|shut off|get rid of|scrap|"
+    r"kill|dismiss|clear|silence|disable|what|what's|whats|how|when|which|"
     r"convert|calculate|work out|tell me|list|show|can you|could you|would you|you can|please|the time|the date|any)\b",
     re.IGNORECASE,
 )
@@ -338,12 +344,15 @@ _REASON = re.compile(
 )
 
 
-#: A reason said with no pause: a clause with its own subject and a verb ("… at 5.30 I've got a flight"), or, after a
-#: question about a value, what it is for ("… in celsius for my mash"; after a timer "for the eggs" is its name).
+#: A reason said with no pause: a clause with its own subject and a verb ("… at 5.30 I've got a flight"), how the thing
+#: stands ("cancel the pasta timer it's done"), or, after a question about a value, what it is for ("… in celsius for my
+#: mash"; after a timer "for the eggs" is its name) or a clause about someone ("… until easter my kids keep asking").
 _SAID_REASON = re.compile(
     r" (?=(?:i|i'm|i've|i'll|i'd|we|we're|we've|we'll|because|cause) [a-z']+ [a-z']+)|"
     r" (?=(?:i'm|we're|i am|we are) [a-z]+ing$)|"
-    r" (?=for (?:the|my|our|a) [a-z]+(?: [a-z]+)?$)",
+    r" (?=(?:it's|it is|they're|they are|that's|that is|i'm|i am|we're|we are) (?:all |both |already |just |now )?[a-z]+$)|"
+    r" (?=for (?:the|my|our|a) [a-z]+(?: [a-z]+)?$)|"
+    r" (?P<about>(?=(?:the|my|our|his|her|their) [a-z]+ [a-z']+ [a-z']+))",
     re.IGNORECASE,
 )
 _VALUE_TOOLS = frozenset(("convert_units", "calculate", "current_time", "date_info"))
@@ -361,7 +370,10 @@ def _before_reason(t: str) -> Intent | None:
         head = clean_utterance(t[: cut.start()])
         if not _REQUEST.match(head) or (intent := _match(head)) is None:
             continue
-        if not t[cut.end() :].lower().startswith("for ") or intent.tool in _VALUE_TOOLS:
+        if cut["about"] is not None:  # a clause about someone only after a question that says its own value
+            if intent.tool in _VALUE_TOOLS and intent.arguments and all(reads(k, v) for k, v in intent.arguments.items()):
+                return intent
+        elif not t[cut.end() :].lower().startswith("for ") or intent.tool in _VALUE_TOOLS:
             return intent
     return None
 

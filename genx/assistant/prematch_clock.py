@@ -14,7 +14,8 @@ the 9th, how many days is that": the end takes the start's month); "that", "then
 back-reference, :mod:`.prematch_backref`, resolves them); "a week on Friday" is a week from Friday; a personal day
 may be dated after the question ("what day is my birthday next year, it's the 9th of November"). The time "for my brother
 in Nairobi" is Nairobi's; "is it the 15th today" asks today's date, "is easter far off" about Easter, and "how many days
-to go" after a date question asks about its date ("is easter far off, how many days to go").
+to go" after a date question asks about its date ("is easter far off, how many days to go"); "the sun" is no Sunday
+(:mod:`.prematch_things`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import re
 
 from genx.assistant.intents import Intent
 from genx.assistant.patterns import rx as _rx
+from genx.assistant.prematch_things import names_a_thing
 from genx.assistant.slot_reads import read_match, reads
 
 __all__ = ["match_date", "match_time"]
@@ -381,7 +383,8 @@ def _match_date(t: str) -> Intent | None:
             if _is_place(when[3:]):  # "what day is it in Tokyo": the clock there says
                 return Intent("current_time", {"place": when[3:].strip()})
             continue
-        args = _date_args(when)
+        if names_a_thing((args := _date_args(when)).get("date", "")):  # "how far away is the sun": no day
+            continue
         if when and (must_parse or _PERSONAL.match(when)) and "offset" not in args and not _is_date(args["date"]):
             continue  # "when is my dentist appointment", "how many days until my birthday": no date said
         if when.lower() in ("it", "today", "this", "today's date", "now"):

@@ -7,8 +7,8 @@ indirect ("check whether I've got an alarm set") or name a timer by what it
 times ("how long is left on the brisket"); a
 cancel may follow second thoughts ("actually, never mind, cancel it"), say it is final ("for good") or come after a clause
 naming the item ("the 6 pm alarm, get rid of it": the 6 pm alarm; with no pause too, "I'm done with the pasta timer you
-can stop it"); not wanting one at all ("I don't need a reminder
-for that") cancels nothing. What a
+can stop it"), or name it by when it was set ("the first one", "the third alarm"); not wanting one at all ("I don't need a
+reminder for that") cancels nothing; "is my alarm set for 7" is a list question. What a
 cancel names ("the pasta timer", "tomorrow's alarm", "it") is the ``which``
 slot, read by the tool (:func:`genx.toolbox.reminders.choose.choose`).
 """
@@ -79,7 +79,8 @@ _LIST = [
         r"create|created) (?:my|the|that|an?) (?:[a-z0-9:']+ ){0,2}?(?:alarm|timer|reminder|countdown)s?"
         r"(?: (?:for|at|on) [a-z0-9: ]+)?"),
     _rx(r"(?:is|are) (?:my|the|an?|any) (?:[a-z0-9]+ )?(?:alarm|timer|reminder|countdown)s? (?:still )?"
-        rf"(?:set|on|running|going|active|ticking|counting)(?: now| still)?(?: (?:for |on )?{_DAYS})?"),
+        rf"(?:set|on|running|going|active|ticking|counting)(?: now| still)?(?: (?:for |on )?{_DAYS}|"
+        r" (?:for|to|at) [a-z0-9: ]+)?"),  # "is my alarm set for 7", "is the timer on for 5 minutes"
     _rx(rf"what(?:'s| is) (?:the )?status of (?:my |the )?{_KINDS}"),
     # nothing named: "what have I got set", "do I have anything scheduled for tomorrow", "anything set, timers or alarms"
     _rx(rf"(?:what (?:have i got|do i have|have i|did i|is there|have you got)|"
@@ -160,8 +161,10 @@ _CANCEL_ALL = _rx(
     r"(?: (?:i have|i've got|i've set|i set|you have|there is))?)(?: please| now)?"
 )
 _MADE = r"(?:i|you) (?:just )?(?:set|made|added|started|created|put on)"
+#: "the first one", "the third alarm": the tool counts them in the order they were set.
+_NTH = r"(?:first|second|third|fourth|fifth|\d+(?:st|nd|rd|th))"
 _CANCEL_LAST = _rx(
-    rf"{_RETHINK}(?:{_CANCEL_VERB}|undo) (?P<which>the (?:last|latest|most recent) (?:one|timer|alarm|reminder)|"
+    rf"{_RETHINK}(?:{_CANCEL_VERB}|undo) (?P<which>the (?:last|latest|most recent|{_NTH}) (?:one|timer|alarm|reminder)|"
     rf"the (?:one|timer|alarm|reminder|countdown) (?:i|you) just (?:set|made|added|started|created))(?: {_MADE})?"
 )
 

@@ -14,7 +14,10 @@ but only on weekdays"). A timer may be "done" ("can you do a 45 second timer") o
 "put on for" a time.
 A comma is a pause between the parts ("set a timer, 4 minutes, for the steak";
 "remind me in 20 minutes, check the oven"): claimed only when the value reads. A clause saying why may
-follow the value with no pause ("a timer for ten minutes my nail polish needs to dry": 10 minutes).
+follow the value with no pause ("a timer for ten minutes my nail polish needs to dry": 10 minutes). A statement about one
+that is there sets nothing ("the timer is set for 5 minutes": :mod:`.prematch_status`). "remind me" said anew after the
+task is no part of it ("don't let me forget to buy eggs remind me at 6"); a weekly repeat's day said after the task is
+when ("remind me at 8 pm to put the bins out every tuesday": "tuesday at 8 pm").
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from collections.abc import Callable
 from genx.assistant.intents import Intent
 from genx.assistant.patterns import rx as _rx
 from genx.assistant.prematch_correction import starts_with_correction
+from genx.assistant.prematch_status import describes_one
 from genx.assistant.slot_reads import read_match, reads
 from genx.toolbox.numwords import words_to_numbers
 from genx.toolbox.reminders.repeat import has_repeat_words, split_repeat
@@ -144,7 +148,7 @@ _EXTEND = _rx(r"(?:add|extend|increase)\b.* (?:to|onto|on) (?:the|my|that) (?:[a
 
 
 def match_timer(t: str) -> Intent | None:
-    if _EXTEND.fullmatch(t):
+    if _EXTEND.fullmatch(t) or describes_one(t):  # "the timer is set for 5 minutes" says how one stands
         return None
     t = _TENS_SECOND.sub(r"\1 seconds", t)  # "a ninety second timer" is not the 92nd timer
     n = re.sub(r"(\d)-(?=[a-z])", r"\1 ", words_to_numbers(t))  # "a 20-minute timer"
@@ -227,9 +231,15 @@ def _repeating(match: Callable[[str], Intent | None], t: str) -> Intent | None:
     if repeat is None or (intent := match(rest)) is None:
         return None
     args = {**intent.arguments, "repeat": repeat.value}
+    if intent.tool == "set_reminder" and repeat.value == "weekly" and (day := _REPEAT_DAY.search(str(args["text"]))):
+        args = {**args, "text": str(args["text"])[: day.start()], "when": f"{day['day']} {args['when']}"}  # "… out every tuesday"
     if intent.tool == "set_alarm" and args.get("time"):  # an alarm every weekend at a bare hour is a wake-up
         args["time"] = _morning(str(args["time"]))
     return Intent(intent.tool, args)
+
+
+#: The day a weekly repeat put at the end of a reminder's task ("remind me at 8 pm to put the bins out every tuesday"): when.
+_REPEAT_DAY = _rx(r" on (?P<day>(?:mon|tues|wednes|thurs|fri|satur|sun)day)$")
 
 
 def match_alarm(t: str) -> Intent | None:
@@ -237,6 +247,8 @@ def match_alarm(t: str) -> Intent | None:
 
 
 def _match_alarm(t: str) -> Intent | None:
+    if describes_one(t):  # "my alarm is set for 7"
+        return None
     n = words_to_numbers(t)
     if m := _ALARM_AFTER.fullmatch(n):
         rest = m["rest"].strip()
@@ -307,7 +319,12 @@ def _moment(text: str) -> str | None:
     return None
 
 
+#: "remind me" said anew after the task, before its moment: "don't let me forget to buy bread remind me at 6 pm".
+_ASKED_AGAIN = _rx(r",? (?:so |and |just |please |can you |could you )?remind me(?: about it| of it| to do it)?$")
+
+
 def _reminder_text(text: str) -> str:
+    text = _ASKED_AGAIN.sub("", text.strip(" ,"))
     return re.sub(r"^(?:to|that|so i|so that i|for|about|of)\s+", "", text.strip(" ,"), flags=re.IGNORECASE)
 
 
