@@ -105,7 +105,11 @@ about a timer or an alarm that is there, "the timer is set for 5 minutes", sets 
 96.4 / 93.6 -> 100 / 99.3 % with the pre-match, every other set unchanged): it no longer measures unseen data. One is
 left, a label against the other sets: "convert 50 dollars to euros" labelled "USD", "EUR" (the other sets keep a
 currency's words as said, "convert 50 euros to dollars": "euro", "dollar"; "dollars" names no one currency, and the tool
-has no rates offline either way).
+has no rates offline either way). ``tools_heldout16.jsonl`` (163 utterances: terse and rambling speakers, children,
+older and non-native speakers, recogniser errors such as "for times nine") was written blind, during the sixteenth
+round, by a writer who read only README.md and the tuning set; it was told that an alarm at a bare hour is in the
+morning, repeating or not (the tuning set writes "tomorrow at 8" for one): it measures that round, 87.1 % intent /
+79.3 % slots with the pre-match before the round, 87.7 / 80.0 after.
 """
 
 from __future__ import annotations
