@@ -9,8 +9,10 @@ typed "model not found / not loadable" errors), the VAD transformer
 :mod:`~genx.local.asr_call`, one utterance in :mod:`~genx.local.asr_utterance`, partial
 stabilisation in :mod:`genx.local.partials`),
 the Piper synthesizer for the streamkit TTS pipeline (:mod:`genx.local.piper_tts`,
-text cleanup in :mod:`genx.local.speakable`), the microWakeWord wake word detector
-(:mod:`genx.local.wakeword`, ``pymicro-wakeword``), and two small shared pieces: the
+text cleanup in :mod:`genx.local.speakable`), the wake word engines (microWakeWord in
+:mod:`genx.local.wakeword`, ``pymicro-wakeword``; openWakeWord in :mod:`genx.local.openwakeword`;
+either one and a thread of their own in :mod:`genx.local.wake_ensemble`; detections confirmed by
+Whisper in :mod:`genx.local.wake_confirm`), and two small shared pieces: the
 16 kHz mono input format (:mod:`genx.local.pcm`), reading utterance routes
 (:mod:`genx.local.route_input`, the VAD's and the ASR's) and the per-call task wiring of
 a transform (:mod:`genx.local.pump`); and the release build's converters of model files
@@ -24,7 +26,7 @@ audio devices, where the wake word sits on the capture path (``genx.agentkit``),
 which model is chosen (config / ``genx.modelloader``).
 
 Importing this package never imports a model runtime (webrtcvad, onnxruntime, faster-whisper,
-piper, llama.cpp, pymicro-wakeword): each is imported when a model is first loaded, so a missing
+piper, llama.cpp, pymicro-wakeword, pyopen-wakeword): each is imported when a model is first loaded, so a missing
 runtime shows up as a typed :class:`~genx.local.models.MissingPackageError`.
 """
 
