@@ -219,6 +219,7 @@ SETS = (
     "heldout14",
     "heldout15",
     "heldout16",
+    "heldout17",
     "tuning",
 )
 
