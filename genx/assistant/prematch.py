@@ -17,7 +17,9 @@ after talk to others is the request, "Okay kids, quiet. Parley, …", :mod:`.pre
 ", dear", is none of it, nor one with no pause, "… darling"; 24-hour times read as 12-hour ones, "zero six thirty",
 :mod:`.prematch_hours`; a request said twice or echoed, an aside to someone else, two requests in one breath,
 :mod:`.prematch_asides`; a yes/no question about the speaker before the time or the date, "am I late what's the time",
-:mod:`.prematch_questions`), else ``None`` and the model router
+:mod:`.prematch_questions`; terse, non-native and misheard phrasings, "time Tokyo", "which time is now in Moscow", "remember me
+to …", "can sell the timer", a yes/no check after the time or the date, a parent called after a question,
+:mod:`.prematch_plain`), else ``None`` and the model router
 (or the cloud model) decides. The phrasings live with their tools:
 :mod:`.prematch_clock` (time, dates), :mod:`.prematch_numbers` (arithmetic,
 conversions), :mod:`.prematch_timers` (setting timers, alarms, reminders),
@@ -31,8 +33,9 @@ a tool's words ("who invented the alarm clock", "what time does the bakery
 open") with the model; a clause that only sets the scene may come first ("I'm
 putting the pizza in, set a timer for 12 minutes", "the rice is on so set a timer …"; with no pause only a clause with its
 own subject or a thing doing something before a command it does not bind, "I just glued it set a timer …", "the kettle's on
-set a timer …", not "I forgot to set …", or a clause with its own subject before a question that says its own value, "we're
-splitting it 4 ways what's 84 divided by 4"; a clause about a
+set a timer …", not "I forgot to set …" nor a habit, "I usually wake up at 7", or a clause with its own subject or about
+someone before a question that says its own value, "we're splitting it 4 ways what's 84 divided by 4", "my son lives in Rome
+… what time is it there now in Rome"; what someone said, "mum said …, so set a timer …"; a clause about a
 thing, "the kids keep asking, how many sleeps until christmas", only before a request that says its own value), thinking
 aloud may come before a command once it is settled ("what was it, oh yes, remind me …"), and a reason may follow
 ("…, the recipe's American"; with no pause a clause with its own subject, "… at 5.30 I've got a flight", how the thing
@@ -55,6 +58,7 @@ from genx.assistant.prematch_correction import corrected, restarts
 from genx.assistant.prematch_hours import twelve_hour
 from genx.assistant.prematch_manage import match_cancel, match_list
 from genx.assistant.prematch_numbers import match_calc, match_convert
+from genx.assistant.prematch_plain import before_check, match_still_set, match_terse_time, usual_words, without_kin
 from genx.assistant.prematch_questions import after_own_question
 from genx.assistant.prematch_regional import standard_words
 from genx.assistant.prematch_slang import match_nudge, plain_words
@@ -69,7 +73,7 @@ _TO_DO = r"convert|calculate|work out|know|figure|set (?:a|an|the|my)\b|start (?
 _LEAD = re.compile(
     r"^(?:(?:(?:hey|hi|hello)(?: there)?|ok|okay|so(?: like)?|and|um|umm|oh no|uh|uhh|uhm|er|erm|hmm|well|oh|alright|right|yo|parley|"
     r"assistant|computer|excuse me|sorry|good (?:morning|afternoon|evening)|yes|yeah|yep|yup|sure|google|alexa|siri|quick one|"
-    r"(?:quick )?maths?(?: question| problem)?(?= (?:what|how|calculate|work out))|quick sums?|quick(?:ly)?(?! question)|"
+    r"(?:quick )?maths?(?: question| problem)?(?: for you)?(?= (?:what|how|calculate|work out))|quick sums?|quick(?:ly)?(?! question)|"
     r"let's see|let me see|(?:my )?dear|darling|sweetie|sweetheart)"
     r"\b[ ,]*)*"
     r"(?:(?:can|could|would|will) you(?: please| maybe| possibly| perhaps| just| mind)*(?: quickly)?(?: be able to)?"
@@ -166,7 +170,7 @@ def clean_utterance(text: str) -> str:
     t = _MIND_GERUND.sub(lambda m: m[1] + _BASE[m[2].lower()], t)
     t = twelve_hour(standard_words(plain_words(_LIKE.sub(r"\1 ", _HESITATION.sub(_hesitation, t)))))
     for _ in range(3):
-        t = _TAIL.sub("", _VOCATIVE.sub("", unaddressed(_LEAD.sub("", t)))).strip(" ?!.,")
+        t = usual_words(_TAIL.sub("", _VOCATIVE.sub("", unaddressed(_LEAD.sub("", t)))).strip(" ?!.,"))
         if not _REMINDING.search(t):
             t = _AGAIN.sub("", t)
     return t
@@ -178,10 +182,12 @@ _MATCHERS: tuple[Callable[[str], Intent | None], ...] = (
     match_reminder,
     match_nudge,
     match_list,
+    match_still_set,
     match_cancel,
     match_timer,
     match_alarm,
     match_time,
+    match_terse_time,
     match_date,
     match_convert,
     match_calc,
@@ -205,11 +211,13 @@ def _prematch(text: str) -> Intent | None:
     direct = _match(t)
     if direct is not None and not all(reads(name, value) for name, value in direct.arguments.items()):
         # "a timer for hold on Sam put that down ten minutes"; "how many days until easter my kids keep asking"
-        direct = without_aside(t, _match) or _before_reason(t) or direct
+        direct = without_aside(t, _match) or _before_reason(t) or without_kin(t, _match) or direct
     return (
         first_of_two(t, _match)
         or echoed(t, _match, amounts=False)
         or direct
+        or without_kin(t, _match)
+        or before_check(t, _match)
         or _restarted(t)
         or _after_scene(t)
         or after_own_question(t, _match)
@@ -248,12 +256,13 @@ _REQUEST = re.compile(
     r"convert|calculate|work out|tell me|list|show|can you|could you|would you|you can|please|the time|the date|any)\b",
     re.IGNORECASE,
 )
-_BACK_REFERENCE = re.compile(r"\b(?:there|then|that day|that date|that time)\b", re.IGNORECASE)
+_BACK_REFERENCE = re.compile(r"\b(?:there(?! (?:right )?(?:now )?in \w)|then|that day|that date|that time)\b", re.IGNORECASE)
 #: A scene is a clause with its own subject ("I'm putting the pizza in", "before I go to bed"), not a topic the
 #: question is about ("my birthday, what day is it": the day of the birthday, not today's).
 _SCENE = re.compile(
     r"(?:(?:before|after|when|once|while|as soon as|now that|since) (?:i|we|you|he|she|they)\b|"
-    r"(?:i|i'm|im|i've|i'll|i'd|we|we're|we've|we'll|you|he|she|they|they're|it's|there's)\b)",
+    r"(?:i|i'm|im|i've|i'll|i'd|we|we're|we've|we'll|you|he|she|they|they're|it's|there's)\b|"
+    r"(?:(?:my|our|the) )?[a-z]+ (?:said|says|told (?:me|us)|asked (?:me|us))\b)",
     re.IGNORECASE,
 )
 #: A thing doing something ("the roast is going in now", "dinner's ready") sets the scene for a command after it.
@@ -277,26 +286,28 @@ _COMMAND_START = re.compile(r" (?=(?:just )?(?:set|start|remind|wake|put on|give
 _BOUND = frozenset(
     "to and or but i you we they he she it will can could would should might must shall did didn't don't not never already "
     "just also then please me let's lets who that which i'll we'll you'll they'll he'll she'll i'd we'd you'd they'd "
-    "go come help let".split()
+    "go come help let usually normally always often generally typically sometimes rarely".split()
 )
 
 
 #: A question about a value straight after a clause with its own subject, no pause: "we're splitting it 4 ways what's 84
 #: divided by 4"; claimed only when the question says its own value.
-_QUESTION_START = re.compile(r" (?=(?:what's|what is|how much is|how many|how long|when's|when is) )", re.IGNORECASE)
+_QUESTION_START = re.compile(
+    r" (?=(?:what's|what is|how much is|how many|how long|when's|when is|what time is it|what's the time) )", re.IGNORECASE
+)
 
 
 def _unbound(t: str, starts: re.Pattern[str]) -> list[int]:
     return [m.end() for m in starts.finditer(t) if t[: m.start()].split()[-1].lower() not in _BOUND]
 
 
-def _scene_ends(t: str, subject: bool, thing: bool) -> tuple[list[int], set[int]]:
+def _scene_ends(t: str, subject: bool, thing: bool, topic: bool) -> tuple[list[int], set[int]]:
     """Where a scene may end: at a pause or "so", and, after a clause with its own subject or a thing doing something,
     before an unbound command; after a clause with its own subject, before a question too (the second set: those ends)."""
     ends = [m.end() for m in _SCENE_END.finditer(t)]
     if subject or thing:
         ends += _unbound(t, _COMMAND_START)
-    questions = set(_unbound(t, _QUESTION_START)) - set(ends) if subject else set()
+    questions = set(_unbound(t, _QUESTION_START)) - set(ends) if subject or topic else set()
     return sorted([*ends, *questions]), questions
 
 
@@ -307,7 +318,7 @@ def _after_scene(t: str) -> Intent | None:
     subject, thing, topic = bool(_SCENE.match(t)), bool(_THING_SCENE.match(t)), bool(_TOPIC.match(t))
     if not (subject or thing or topic):
         return None
-    ends, questions = _scene_ends(t, subject, thing)
+    ends, questions = _scene_ends(t, subject, thing, topic)
     for end in ends:
         rest = clean_utterance(t[end:])  # "…, um what day is it", "…, so remind me …"
         if not _REQUEST.match(rest) or _BACK_REFERENCE.search(rest) or (intent := _match(rest)) is None:

@@ -1,6 +1,6 @@
 """A clause that gives a value, then a request that points back to it: "my brother is six feet tall, how much is that in cm".
 
-The request's back-reference ("there", "over there", "that", "that day", "it", "then")
+The request's back-reference ("there", "over there", "that", "this", "that day", "it", "then")
 is replaced by a run of the clause's words and the whole result must be one of
 the tools' own phrasings ("how much is six feet in cm"), so nothing is claimed
 that the plain request with its value spelt out would not be. The clause is
@@ -33,7 +33,7 @@ _START = re.compile(
     re.IGNORECASE,
 )
 _PLACE_REF = re.compile(r"\b(?:over there|there)\b", re.IGNORECASE)
-_VALUE_REF = re.compile(r"\b(?:that day|that date|that|it|then)\b", re.IGNORECASE)
+_VALUE_REF = re.compile(r"\b(?:that day|that date|that|this|it|then)\b", re.IGNORECASE)
 _PHRASAL = re.compile(r"\b(turn|switch) (it|that) off\b", re.IGNORECASE)  # "turn it off" is "turn off it"
 _MAX_RUN = 8
 #: Words a run may not start or end with: they belong to the clause, not to the value.

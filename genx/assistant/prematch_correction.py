@@ -13,7 +13,8 @@ the caller matches the words as said, and :func:`starts_with_correction` tells
 the timer parsers such words are no name. A placed correction is the request: when the rewrite matches no tool
 ("remind me to buy 2 lemons, actually 3" → "… buy 3 lemons", no moment), the words as said are not matched either.
 Said in one breath, with no pause, a correction is the same ("a timer for five no make that eight minutes", "at 6 actually
-no 6:30", "in 60 no 45 minutes"); a replacement that starts with a preposition the request holds replaces its last phrase
+no 6:30", "in 60 no 45 minutes"), also with the rest of the request after the replacement ("remind me at 5 actually make
+that 6 pm to call Sam"); a replacement that starts with a preposition the request holds replaces its last phrase
 of that preposition, when it is no longer ("the time in Paris, no sorry, in Berlin" → "the time in Berlin"); a place said
 bare replaces the request's last place ("the time in Paris no I mean Berlin"), and a day the request's last day ("remind me
 … tonight no wait tomorrow morning"). "One" set, then its kind named after the value, is that kind ("set one for an hour, a
@@ -53,6 +54,8 @@ _SPAN = r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)"
 _UNIT = rf"(?:{_CLOCK}|{_SPAN}|degrees|percent)"
 _AMOUNT = rf"(?P<num>\d+(?:[:.]\d+)?(?: (?:[0-5]\d|oh \d))?)(?P<unit>(?: {_UNIT})*)"
 _REPL_AMOUNT = _rx(rf"(?:to |for |at )?{_AMOUNT}")
+#: A replacement amount with the rest of the request after it: "… at 5 actually make that 6 pm to pick up the kids".
+_REPL_THEN_REST = _rx(rf"(?P<amount>(?:to |for |at )?{_AMOUNT})(?= (?:to|for|about|that) [a-z])")
 _ANY_AMOUNT = _rx(rf"\b{_AMOUNT}\b")
 _KIND = r"(?:timer|alarm|reminder|countdown)"
 _DAYS = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
@@ -131,6 +134,8 @@ def corrected(t: str) -> str | None:
     for mark in reversed(list(_INLINE.finditer(t))):  # one breath: "… for five no make that eight minutes"
         if (fixed := _placed(t[: mark.start()], t[mark.end() :], inline=True)) is not None:
             return fixed
+        if (lead := _REPL_THEN_REST.match(t, mark.end())) and (fixed := _placed(t[: mark.start()], lead["amount"], inline=True)):
+            return fixed + t[lead.end() :]  # "remind me at 5 actually make that 6 pm to call Sam": the rest goes on
     return None
 
 

@@ -173,17 +173,22 @@ _POSSESSIVE = re.compile(r"(?<=\w)'s\b")  # "tomorrow's alarm" is the alarm for 
 
 
 #: An item named in a clause before "cancel it": "the 6 pm alarm, get rid of it", "I don't need the gym alarm any more, delete it".
-_NAMED_ITEM = _rx(r"\b(?P<which>(?:the|my|that|this) (?:[a-z0-9:']+ ){1,3}?(?:timer|alarm|reminder|countdown))\b")
+_NAMED_ITEM = _rx(
+    r"\b(?P<which>(?:the|my|that|this) (?:(?:[a-z0-9:']+ ){1,3}?(?:timer|alarm|reminder|countdown)\b|"
+    r"(?:timer|alarm|reminder|countdown)(?= anymore| any more| any longer|,|$)))"
+)  # the bare kind only where the clause ends: "I don't need the alarm anymore …", not "I don't like the alarm sound"
 
 
+#: "turn it off" after a clause naming the item ("I don't need the alarm anymore turn it off"); alone it names nothing.
+_OFF_IT = _rx(r"(?:(?:turn|switch|shut) (?:it|that) off|(?:turn|switch|shut) off (?:it|that))(?: please| now)?")
 #: Where "cancel it" starts after a clause said with no pause: "… the laundry timer anymore you can cancel it".
 _IT_AFTER = _rx(r" (?:(?:so|just|you can|you can just|please|go ahead and) )?(?=\S)")
 
 
 def _named_before(t: str) -> Intent | None:
     scene, _, rest = t.rpartition(", ")
-    if not scene or not _CANCEL_IT.fullmatch(rest):
-        cuts = [m for m in _IT_AFTER.finditer(t) if _CANCEL_IT.fullmatch(t, m.end())]
+    if not scene or not (_CANCEL_IT.fullmatch(rest) or _OFF_IT.fullmatch(rest)):
+        cuts = [m for m in _IT_AFTER.finditer(t) if _CANCEL_IT.fullmatch(t, m.end()) or _OFF_IT.fullmatch(t, m.end())]
         if not cuts:
             return None
         scene = t[: cuts[0].start()]

@@ -1,16 +1,17 @@
 """Casual speech the pre-match reads as the plain words: slang leads, and Whisper's homophones of a number.
 
-:func:`plain_words` rewrites a small table of slang ("gimme" → "give me", "wanna" → "want to", "gonna" → "going to";
-"I wanna be reminded to …" → "remind me to …"; "gonna need a reminder …" → "I need a reminder …") and the words a
+:func:`plain_words` rewrites a small table of slang ("gimme" → "give me", "wanna" → "want to", "gonna" → "going to"; "I
+wanna be reminded to …" → "remind me to …"; "gonna need a reminder …" → "I need a reminder …") and the words a
 transcriber writes for a number where only a number can stand: after "for" or "in" before a unit of time ("a timer for
 to minutes" → "for two minutes", "in for hours" → "in four hours"), after "at" in a wake-up or an alarm ("wake me at for
-thirty" → "at four thirty"; "for" too, "an alarm for to thirty"), "too" for "to" after "remind me" ("remind me too
-call …"), after an operator that follows a number ("ten divided by for" → "divided by four"), after "convert" before a
-unit and its target ("convert to pints into litres" → "convert two pints …"), and at the end of a cancelled timer's
-number ("stop timer to" → "timer two"). Elsewhere the words stay: "I'm off to bed", "waiting for for ever" are no
-numbers. Short names of a unit after a number are the unit ("500 gigs" → "500 gigabytes"; "a gig" is a concert). "The
-same timer again" is another one ("same timer again, eight minutes" → "another timer, eight minutes"). Whole words
-only, case-insensitively.
+thirty" → "at four thirty"; "for" too, "an alarm for to thirty"), "too" for "to" after "remind me" ("remind me too call
+…"; "two" too, not before a length of time), "for" or "to" straight before an operator ("what's for times nine"), "four"
+before an alarm's time with am/pm ("an alarm four 7 am" → "for 7 am"), "an our" → "an hour", after an operator that
+follows a number ("ten divided by for" → "divided by four"), after "convert" before a unit and its target ("convert to
+pints into litres" → "convert two pints …"), and at the end of a cancelled timer's number ("stop timer to" → "timer
+two"). Elsewhere the words stay: "I'm off to bed", "waiting for for ever" are no numbers. Short names of a unit after a
+number are the unit ("500 gigs" → "500 gigabytes"; "a gig" is a concert). "The same timer again" is another one ("same
+timer again, eight minutes" → "another timer, eight minutes"). Whole words only, case-insensitively.
 
 :func:`match_nudge` reads a request for a nudge, "ping me" or "give me a shout", as what it asks: a reminder when it
 says what to do ("ping me in 10 minutes to stretch" is "remind me in 10 minutes to stretch"), else a timer when it says
@@ -40,6 +41,7 @@ _NUMBER = (
     r"nine|ten|eleven|twelve)"
 )
 _OPERATOR = r"(?:times|plus|minus|divided by|multiplied by|over)"
+_UNITS = r"(?:minutes?|mins?|hours?|hrs?|seconds?|secs?|days?|weeks?|months?|years?|times)"
 _WAKE = _rx(r"\b(?:wake|alarm|get me up|get up)\b")
 
 _SLANG = rewrites(
@@ -55,6 +57,14 @@ _SLANG = rewrites(
         (rf"\b(for|in) (?:to|too)\b{_TIME_UNIT}", r"\1 two"),
         (rf"\b(for|in) (?:for|fore)\b{_TIME_UNIT}", r"\1 four"),
         (r"\b(remind (?:me|us|him|her|them)) too\b", r"\1 to"),
+        (rf"\b(remind (?:me|us|him|her|them)) two\b(?! (?:and a half )?{_UNITS}\b)(?= [a-z])", r"\1 to"),
+        (rf"^((?:what's|what is|how much is|calculate|work out) )(?:for|fore)\b(?= {_OPERATOR}\b)", r"\1four"),
+        (rf"^((?:what's|what is|how much is|calculate|work out) )(?:to|too)\b(?= {_OPERATOR}\b)", r"\1two"),
+        (
+            r"\b(alarm|alarm clock|wake me|wake me up|remind me|reminder) (?:four|fore)\b(?= \d{1,2}(?::\d\d)? ?[ap]\.?m\.?(?: |$))",
+            r"\1 for",
+        ),
+        (r"\b(an|half an) our\b", r"\1 hour"),
         (rf"\b({_NUMBER} {_OPERATOR}) (?:to|too)\b(?= |$)", r"\1 two"),
         (rf"\b({_NUMBER} {_OPERATOR}) (?:for|fore)\b(?= |$)", r"\1 four"),
         (r"^(convert|change) (?:to|too) (?=[a-z]+ (?:to|into|in) [a-z])", r"\1 two "),

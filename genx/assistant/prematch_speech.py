@@ -73,7 +73,7 @@ _PET_NAME = re.compile(
     r"(?=$| (?:i|i'm|i've|i'll|i'd|we|we're|we've|because|cause)\b)",
     re.IGNORECASE,
 )
-_FOR_ME = re.compile(r"\b(timer|alarm|reminder|countdown) for (?:me|us) (?=(?:for|at|in|on|by)\b)", re.IGNORECASE)
+_FOR_ME = re.compile(r"\b(timer|alarm(?: clock)?|reminder|countdown) for (?:me|us) (?=(?:for|at|in|on|by)\b)", re.IGNORECASE)
 
 
 def unaddressed(text: str) -> str:
