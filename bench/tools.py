@@ -122,7 +122,11 @@ after a clause naming the item; a habit, "I usually wake up at six thirty", sets
 the pre-match, every other set unchanged): it no longer measures unseen data. Two are left, both the convention its
 writer was told and the README does not say: a plain alarm (no wake-up) at a bare time labelled in the morning, "alarm
 6:45" and "set an alarm at 7 no sorry 7:15" labelled "6:45 am", "7:15 am" (the README puts only a wake-up in the
-morning, and the tuning set writes a plain alarm "tomorrow at 8").
+morning, and the tuning set writes a plain alarm "tomorrow at 8"). ``tools_heldout17.jsonl`` (161 utterances: a working
+day at a desk and in a kitchen, follow-ups, times said many ways) was written blind, during the seventeenth round, by a
+writer who read only README.md and the tuning set: it measures that round, 90.1 % intent / 86.5 % slots with the
+pre-match before the round, 92.5 / 89.5 after. After the round, "time for bed" read as the clock of a place "bed" (a
+defect older than the round): a place after "for", "on" or "at" is now one the tools know ("time for Tokyo").
 """
 
 from __future__ import annotations

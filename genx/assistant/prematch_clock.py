@@ -139,9 +139,10 @@ def match_time(t: str) -> Intent | None:
         place = (m.groupdict().get("place") or "").strip(" ,")
         if i == len(_TIME) - 1 and (len(place.split()) > 4 or not _is_place(place)):
             continue  # "<place> time" only for a place we know ("Tokyo time"; "dinner time" is not one)
-        if _HERE.fullmatch(place):
-            place = ""
-        return Intent("current_time", {"place": _someone_in(_place_before_clause(place))} if place else {})
+        place = "" if _HERE.fullmatch(place) else _someone_in(_place_before_clause(place))
+        if place and t[: m.start("place")].split()[-1:] in (["for"], ["on"], ["at"]) and not reads("place", place):
+            continue  # "time for bed", "the time on the oven": a place only after "in", else one we know ("time for Tokyo")
+        return Intent("current_time", {"place": place} if place else {})
     if m := read_match(_TIME_OF_PLACE, t, "place", _is_place):
         return Intent("current_time", {"place": m["place"].strip(" ,")})
     return None

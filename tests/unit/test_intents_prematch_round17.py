@@ -187,3 +187,19 @@ def test_a_question_pointing_back_to_a_place_only_in_the_clause_still_waits() ->
 )
 def test_a_habit_sets_nothing(text: str) -> None:
     assert prematch(text) is None
+
+
+@pytest.mark.parametrize(
+    "text", ["time for bed", "time for a break kids", "is it time for lunch", "the time on the oven", "whats the time on the microwave"]
+)
+def test_time_for_an_activity_or_on_an_appliance_is_no_place_s_clock(text: str) -> None:
+    got = prematch(text)
+    assert got is None or got.tool != "current_time" or not got.arguments.get("place"), (text, got)
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [("time for tokyo", "Tokyo"), ("what's the time for my dad in perth", "Perth"), ("what time is it at new york", "New York")],
+)
+def test_a_known_place_after_for_or_at_is_still_its_clock(text: str, place: str) -> None:
+    _check(text, "current_time", {"place": place})
