@@ -118,7 +118,8 @@ def build_wake_detector(loop_s: Any) -> tuple[Any, str]:
     """The wake word detector of ``[loop] wake_word`` and ``wake_word_engine`` (or None), and a warning when it
     cannot load: then hands-free listens to all speech, as without a wake word. With ``"both"``, an openWakeWord
     half that cannot load leaves microWakeWord alone, with a warning. ``wake_word_threshold`` is the threshold of
-    the engine named (of microWakeWord with ``"both"``; openWakeWord keeps its measured one).
+    the engine named (of microWakeWord with ``"both"``; openWakeWord keeps its measured one). Unset, with
+    ``"both"`` and openWakeWord confirmed, microWakeWord listens at its stricter ``TUNED_BESIDE_CONFIRMED``.
 
     openWakeWord runs on its own thread, its detections confirmed by Whisper (``wake_word_confirm``,
     ``genx.local.wake_confirm``): the packaged tiny.en, whatever the ASR, since the check's margins were measured
@@ -126,23 +127,34 @@ def build_wake_detector(loop_s: Any) -> tuple[Any, str]:
     if not loop_s.wake_word:
         return None, ""
     from genx.errors import GenxError
+    from genx.local.wake_confirm import ConfirmedDetector
     from genx.local.wake_ensemble import AnyOfDetector
-    from genx.local.wakeword import WakeWordDetector
+    from genx.local.wakeword import TUNED_BESIDE_CONFIRMED, WakeWordDetector
 
     engine, model, threshold = loop_s.wake_word_engine, loop_s.wake_word_model, loop_s.wake_word_threshold
     notes: list[str] = []
-    try:
-        if engine == "openwakeword":
+    if engine == "openwakeword":
+        try:
             return _openwakeword(loop_s, threshold, notes), "; ".join(notes)
+        except (GenxError, OSError) as e:
+            return None, f"wake word off, Parley listens to all speech: {e}"
+    oww, oww_off = None, ""
+    if engine == "both":
+        try:
+            oww = _openwakeword(loop_s, None, notes)
+        except (GenxError, OSError) as e:
+            oww_off = f"wake word engine openWakeWord off, microWakeWord alone listens: {e}"
+    if threshold is None and oww is not None and isinstance(oww.inner, ConfirmedDetector):
+        threshold = TUNED_BESIDE_CONFIRMED.get(str(model))
+    try:
         micro = WakeWordDetector([model], threshold=threshold)
     except (GenxError, OSError) as e:
+        if oww is not None:
+            oww.close()
         return None, f"wake word off, Parley listens to all speech: {e}"
-    if engine != "both":
-        return micro, ""
-    try:
-        return AnyOfDetector([micro, _openwakeword(loop_s, None, notes)]), "; ".join(notes)
-    except (GenxError, OSError) as e:
-        return micro, f"wake word engine openWakeWord off, microWakeWord alone listens: {e}"
+    if oww is None:
+        return micro, oww_off
+    return AnyOfDetector([micro, oww]), "; ".join(notes)
 
 
 def _openwakeword(loop_s: Any, threshold: float | None, notes: list[str]) -> Any:

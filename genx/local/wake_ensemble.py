@@ -68,6 +68,10 @@ class AnyOfDetector:
     def phrases(self) -> list[str]:
         return list(dict.fromkeys(p for d in self._detectors for p in d.phrases))
 
+    @property
+    def detectors(self) -> list[Detector]:
+        return list(self._detectors)
+
     def process(self, pcm: bytes) -> list[WakeWordDetection]:
         return merge([h for d in self._detectors for h in d.process(pcm)], self._last_at, self._refractory_s)
 

@@ -110,7 +110,7 @@ def test_a_whisper_model_that_cannot_load_leaves_openwakeword_unconfirmed_and_sa
     det.close()
 
 
-def test_both_engines_listen_for_one_phrase() -> None:
+def test_both_engines_listen_for_one_phrase_microwakeword_stricter_beside_a_confirmed_openwakeword() -> None:
     pytest.importorskip("pyopen_wakeword")
     pytest.importorskip("pymicro_wakeword")
     from genx.local.wake_ensemble import AnyOfDetector
@@ -118,7 +118,32 @@ def test_both_engines_listen_for_one_phrase() -> None:
     det, warning = build_wake_detector(wake_settings("both").loop)
     assert warning == "" and isinstance(det, AnyOfDetector)
     assert det.phrases == ["Hey Jarvis"]
+    micro, oww = det.detectors
+    assert micro.thresholds == [0.8]  # alone it listens at 0.6
+    assert oww.inner.inner.thresholds == [0.5]
     assert det.process(b"\x00\x00" * 320) == []
+    det.close()
+
+
+def test_both_engines_with_the_check_off_keep_each_engine_s_own_measured_threshold() -> None:
+    pytest.importorskip("pyopen_wakeword")
+    pytest.importorskip("pymicro_wakeword")
+    s = wake_settings("both")
+    s.loop.wake_word_confirm = False
+    det, warning = build_wake_detector(s.loop)
+    micro, oww = det.detectors
+    assert warning == "" and (micro.thresholds, oww.inner.thresholds) == ([0.6], [0.95])
+    det.close()
+
+
+def test_a_threshold_set_for_both_engines_is_microwakeword_s() -> None:
+    pytest.importorskip("pyopen_wakeword")
+    pytest.importorskip("pymicro_wakeword")
+    s = wake_settings("both")
+    s.loop.wake_word_threshold = 0.7
+    det, _ = build_wake_detector(s.loop)
+    micro, oww = det.detectors
+    assert (micro.thresholds, oww.inner.inner.thresholds) == ([0.7], [0.5])
     det.close()
 
 
