@@ -237,6 +237,7 @@ SETS = (
     "heldout15",
     "heldout16",
     "heldout17",
+    "heldout18",
     "tuning",
 )
 
