@@ -19,7 +19,8 @@ after talk to others is the request, "Okay kids, quiet. Parley, …", :mod:`.pre
 :mod:`.prematch_asides`; a yes/no question about the speaker before the time or the date, "am I late what's the time",
 :mod:`.prematch_questions`; terse, non-native and misheard phrasings, "time Tokyo", "which time is now in Moscow", "remember me
 to …", "can sell the timer", a yes/no check after the time or the date, a parent called after a question,
-:mod:`.prematch_plain`), else ``None`` and the model router
+:mod:`.prematch_plain`; "an hour and a quarter", a request, then "please" and a clause or "so I don't …",
+:mod:`.prematch_everyday`), else ``None`` and the model router
 (or the cloud model) decides. The phrasings live with their tools:
 :mod:`.prematch_clock` (time, dates), :mod:`.prematch_numbers` (arithmetic,
 conversions), :mod:`.prematch_timers` (setting timers, alarms, reminders),
@@ -55,6 +56,7 @@ from genx.assistant.prematch_asides import echoed, first_of_two, without_aside
 from genx.assistant.prematch_backref import match_back_reference
 from genx.assistant.prematch_clock import match_date, match_time
 from genx.assistant.prematch_correction import corrected, restarts
+from genx.assistant.prematch_everyday import before_tail, everyday_words
 from genx.assistant.prematch_hours import twelve_hour
 from genx.assistant.prematch_manage import match_cancel, match_list
 from genx.assistant.prematch_numbers import match_calc, match_convert
@@ -170,7 +172,7 @@ def clean_utterance(text: str) -> str:
     t = _MIND_GERUND.sub(lambda m: m[1] + _BASE[m[2].lower()], t)
     t = twelve_hour(standard_words(plain_words(_LIKE.sub(r"\1 ", _HESITATION.sub(_hesitation, t)))))
     for _ in range(3):
-        t = usual_words(_TAIL.sub("", _VOCATIVE.sub("", unaddressed(_LEAD.sub("", t)))).strip(" ?!.,"))
+        t = everyday_words(usual_words(_TAIL.sub("", _VOCATIVE.sub("", unaddressed(_LEAD.sub("", t)))).strip(" ?!.,")))
         if not _REMINDING.search(t):
             t = _AGAIN.sub("", t)
     return t
@@ -211,7 +213,7 @@ def _prematch(text: str) -> Intent | None:
     direct = _match(t)
     if direct is not None and not all(reads(name, value) for name, value in direct.arguments.items()):
         # "a timer for hold on Sam put that down ten minutes"; "how many days until easter my kids keep asking"
-        direct = without_aside(t, _match) or _before_reason(t) or without_kin(t, _match) or direct
+        direct = without_aside(t, _match) or _before_reason(t) or without_kin(t, _match) or before_tail(t, _match) or direct
     return (
         first_of_two(t, _match)
         or echoed(t, _match, amounts=False)
@@ -224,6 +226,7 @@ def _prematch(text: str) -> Intent | None:
         or _after_recall(t)
         or match_back_reference(t, _match)
         or _before_reason(t)
+        or before_tail(t, _match)
         or without_aside(t, _match)
         or echoed(t, _match)
     )
@@ -260,7 +263,7 @@ _BACK_REFERENCE = re.compile(r"\b(?:there(?! (?:right )?(?:now )?in \w)|then|tha
 #: A scene is a clause with its own subject ("I'm putting the pizza in", "before I go to bed"), not a topic the
 #: question is about ("my birthday, what day is it": the day of the birthday, not today's).
 _SCENE = re.compile(
-    r"(?:(?:before|after|when|once|while|as soon as|now that|since) (?:i|we|you|he|she|they)\b|"
+    r"(?:(?:before|after|when|once|while|as soon as|now that|since) (?:i|we|you|he|she|they|(?:the|my|our) [a-z]+ [a-z]+s)\b|"
     r"(?:i|i'm|im|i've|i'll|i'd|we|we're|we've|we'll|you|he|she|they|they're|it's|there's)\b|"
     r"(?:(?:my|our|the) )?[a-z]+ (?:said|says|told (?:me|us)|asked (?:me|us))\b)",
     re.IGNORECASE,

@@ -89,8 +89,9 @@ _SPOKEN: list[_Rewrite] = [
     (
         _rx(
             r"^(?:if )?(?:we|i|you|they) (?:split|share|divide) (.+?) (?:(?:between|among|by|into) )?(\d+)"
-            r"(?: people| persons| ways| friends| of us)?,? how much (?:does|do|will|would|should) (?:each|every)"
-            r"(?: one| person| of us| of them| one of us)? (?:pay|get|owe|have|be|cost)"
+            r"(?: people| persons| ways| friends| of us)?,? how much (?:(?:does|do|will|would|should) (?:each|every)"
+            r"(?: one| person| of us| of them| one of us)? (?:pay|get|owe|have|be|cost)|(?:is (?:that|it) |would (?:that|it) be )?"
+            r"(?:each|per person|a head|apiece))"
         ),
         r"\1 / \2",
     ),
@@ -131,6 +132,12 @@ _OPERATOR = re.compile(r"[-+*/%]|\b(?:sqrt|cbrt|factorial|log|ln|sin|cos|tan)\b"
 _NUMBER_LIST = _rx(r"\b(?:add(?: up)?|sum(?: up)?|total(?: up)?|the (?:sum|total) of) ((?:\d+(?:\.\d+)?,? )+and \d+(?:\.\d+)?)$")
 
 
+#: A list of numbers asked for its total in the question's order: "what do 19, 27 and 33 add up to".
+_LIST_ADDED = _rx(
+    r"^(?:what|how much) (?:do|does|would|will) ((?:\d+(?:\.\d+)?,? )+and \d+(?:\.\d+)?) (?:all )?(?:add up to|come to|make|sum to|total)$"
+)
+
+
 _NUMBER_AVERAGE = _rx(r"\b(?:the )?(?:average|mean) of ((?:\d+(?:\.\d+)?,? )+and \d+(?:\.\d+)?)$")
 
 
@@ -147,6 +154,7 @@ def _arithmetic(t: str) -> str:
     """The arithmetic part of ``t``, numberised, with our extra spoken forms rewritten ("double 21" → "2 * 21")."""
     s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", words_to_numbers(t.lower()))  # "2,400": a thousands separator
     s = _NUMBER_LIST.sub(_list_sum, s)  # "add up 48, 67 and 125"
+    s = _LIST_ADDED.sub(_list_sum, s)  # "what do 19, 27 and 33 add up to"
     s = _NUMBER_AVERAGE.sub(_list_average, s)  # "the average of 3, 5 and 10"
     s = _CALC_TAIL.sub("", _CALC_LEAD.sub("", s)).strip(" ,?")
     s = re.sub(r"^(?:is|the) ", "", s)
@@ -276,6 +284,7 @@ def match_convert(t: str) -> Intent | None:
     low = re.sub(r"\b(\d+(?:\.\d+)?)-(?=[a-z])", r"\1 ", low)
     low = _OVEN.sub(r"\1\2", low)
     low = _RACE.sub(r"\1 km", low)
+    low = re.sub(r"\b(?:an? )?couple of (?=[a-z])", "2 ", low)  # "a couple of kilos in pounds"
     low = _one_unit(re.sub(r"(?:^|(?<= ))(?:minus|negative) (?=\d)", "-", low))
     for rx in _CONVERT:
         m = rx.fullmatch(low.strip())

@@ -68,7 +68,7 @@ def match_terse_time(t: str) -> Intent | None:
 _GOING = r"(?:still )?(?:going|running|on|set|left|active|pending|ticking)"
 _STILL_SET = [
     _rx(rf"(?:is|are) (?:my|the|all my) (?:[a-z0-9:]+ )?{_KINDS}(?: for [a-z0-9: ]+)? {_GOING}"),
-    _rx(rf"(?:are there |do i have |have i got |is there |got )?any {_KINDS} {_GOING}"),
+    _rx(rf"(?:are there |are |do i have |have i got |is there |got )?any (?:of (?:my|the) )?{_KINDS} {_GOING}"),
 ]
 
 
