@@ -135,7 +135,10 @@ before a unit; "are any of my timers still going": 92.5 / 89.5 -> 96.3 / 95.5 % 
 unchanged): it no longer measures unseen data. Six are left: five follow-ups that lean on an earlier turn ("and in
 london", "what about dubai", "and what about halloween", "actually make it twenty minutes", "and another one for the
 broccoli six minutes"), the model's with the conversation; and a reminder "after lunch", a time the reminder tool does
-not read (the pre-match claims a loose value only when its tool reads it).
+not read (the pre-match claims a loose value only when its tool reads it). ``tools_heldout18.jsonl`` (162 utterances:
+evenings and weekends at home, hobbies, travel, family logistics) was written blind, during the eighteenth round, by a
+writer who read only README.md and the tuning set: it measures that round, 93.8 % intent / 91.8 % slots with the
+pre-match before the round, 94.4 / 92.5 after.
 """
 
 from __future__ import annotations
