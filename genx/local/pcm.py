@@ -63,6 +63,13 @@ def quietest_cut(samples: npt.NDArray[np.int16], search: int, hop: int = 800) ->
     return best
 
 
+def whole_samples(carry: bytes, pcm: bytes) -> tuple[bytes, bytes]:
+    """``carry + pcm`` cut to whole int16 samples, and the odd byte left for the next chunk (or ``b""``)."""
+    data = carry + pcm
+    cut = len(data) - len(data) % 2
+    return data[:cut], data[cut:]
+
+
 __all__ = [
     "L16_16K_MONO",
     "TARGET_RATE",
@@ -72,4 +79,5 @@ __all__ = [
     "is_audio",
     "loudest_frame_dbfs",
     "quietest_cut",
+    "whole_samples",
 ]

@@ -22,13 +22,12 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, Self
 
 import numpy as np
 
-from genx.local.pcm import TARGET_RATE
+from genx.local.pcm import TARGET_RATE, whole_samples
 from genx.local.wakeword import WakeWordDetection
 
 if TYPE_CHECKING:
@@ -90,9 +89,7 @@ class ConfirmedDetector:
 
     def process(self, pcm: bytes) -> list[WakeWordDetection]:
         found = self._inner.process(pcm)
-        data = self._odd + pcm
-        cut = len(data) // 2 * 2
-        data, self._odd = data[:cut], data[cut:]
+        data, self._odd = whole_samples(self._odd, pcm)
         self._ring += data
         self._fed += len(data)
         # the window and the lag, and the chunk: a detection may end before the chunk that reported it
@@ -150,16 +147,15 @@ class WhisperWakeCheck:
     """:class:`WakeCheck` by Whisper: the phrase's forced-decoding score within ``margin`` of the free reading's
     and at least ``floor`` (a reading that cannot be scored leaves the floor alone)."""
 
-    def __init__(self, decoder: WhisperDecoder, *, margin: float = MARGIN, floor: float = FLOOR, spellings: Sequence[str] = ()) -> None:
+    def __init__(self, decoder: WhisperDecoder, *, margin: float = MARGIN, floor: float = FLOOR) -> None:
         self._decoder = decoder
         self._margin = margin
         self._floor = floor
-        self._spellings = tuple(spellings)
-        self.last: tuple[str, float, float] | None = None  # free reading, its score, the phrase's best score
 
-    def _texts(self, phrase: str) -> list[str]:
+    @staticmethod
+    def _texts(phrase: str) -> list[str]:
         base = phrase.strip().rstrip(".!?")
-        return list(dict.fromkeys([f"{base}.", _comma(base) + ".", *self._spellings]))
+        return list(dict.fromkeys([f"{base}.", _comma(base) + "."]))
 
     def prepare(self) -> None:
         self._decoder.model.get()
@@ -169,7 +165,6 @@ class WhisperWakeCheck:
         if audio.size < TARGET_RATE // 4:
             return False, "less than 250 ms of audio"
         text, free, best = self._decoder.phrase_scores(audio, self._texts(phrase))
-        self.last = (text, free, best)
         ok = best >= max(free - self._margin, self._floor)
         return ok, f"read {text!r} ({free:.1f}), the phrase scores {best:.1f}"
 

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from genx.errors import GenxError
 from genx.local.models import ModelLoadError, ModelNotFoundError, require_module, resource_path
-from genx.local.pcm import TARGET_RATE
+from genx.local.pcm import TARGET_RATE, whole_samples
 
 if TYPE_CHECKING:
     from pymicro_wakeword import MicroWakeWord, MicroWakeWordFeatures
@@ -257,11 +257,7 @@ class StreamDetector(abc.ABC):
     def process(self, pcm: bytes) -> list[WakeWordDetection]:
         """Feed the next chunk of 16 kHz mono int16 PCM; the detections it completed (usually none)."""
         t0 = time.perf_counter()
-        data = self._odd + pcm
-        if len(data) % 2:
-            data, self._odd = data[:-1], data[-1:]
-        else:
-            self._odd = b""
+        data, self._odd = whole_samples(self._odd, pcm)
         self._samples += len(data) // 2
         out = self._detect(data, self.stream_s)
         cost = time.perf_counter() - t0

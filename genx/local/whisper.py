@@ -232,56 +232,56 @@ class WhisperDecoder:
         o = self.options
         model = self.model.get()
         previous = o.previous_text(final, prompt, over_answer=over_answer)
-        text = self._decode(model, audio, final, previous)
+        text, encoded = self._decode(model, audio, final, previous)
         # the fixed prompt counts too: a route without context (speech over the answer) has only it to echo
         if previous and echoes(text, previous):
             self.echo_decodes += 1
             log.debug("Whisper final %r only repeats the context; decoding again without previous text", text)
-            text = self._decode(model, audio, final, "")  # a fixed prompt alone makes such noise read "Okay."
-        if final and over_answer and o.listen_margin > 0 and should_check(text, listen_for, o.listen_max_words):
-            heard = self._listen(model, audio, text, listen_for)
+            text, _ = self._decode(model, audio, final, "", encoded)  # a fixed prompt alone makes such noise read "Okay."
+        if final and over_answer and o.listen_margin > 0 and encoded is not None and should_check(text, listen_for, o.listen_max_words):
+            heard = self._listen(model, encoded, text, listen_for)
             if heard is not None:
                 self.listened += 1
                 log.debug("Whisper read %r over the answer; %r scores as well: taken", text, heard)
                 return heard
         return text
 
-    def _listen(self, model: WhisperModel, audio: Audio, text: str, phrases: tuple[str, ...]) -> str | None:
-        """The phrase of ``phrases`` to take instead of the free reading ``text``, or None (whisper_verify)."""
+    def _listen(self, model: WhisperModel, encoded: Any, text: str, phrases: tuple[str, ...]) -> str | None:
+        """The phrase of ``phrases`` to take instead of the free reading ``text``, or None (whisper_verify); only
+        where the short window decodes (``encoded``: its encoder output; a long clip is no misheard stop)."""
         o = self.options
-        window = encoder_window_s(audio.size / 16000.0, o.window_s, o.window_margin_s)
-        if not self._short_ok or window >= WHISPER_WINDOW_S or self._short is None:
-            return None  # only where the short window decodes (a long clip is no misheard stop)
-        encoded = np.asarray(_encode(model, audio, window, to_cpu=True))
-        scores = forced_scores(model, self._short[0], encoded, [text, *phrases])
+        assert self._short is not None  # set by the short-window decode that made ``encoded``
+        scores = forced_scores(model, self._short[0], np.asarray(encoded), [text, *phrases])
         return verdict(scores[0], dict(zip(phrases, scores[1:], strict=True)), o.listen_margin, floor=o.listen_floor)
 
     def phrase_scores(self, audio: Audio, phrases: Sequence[str]) -> tuple[str, float, float]:
         """A short clip's free (final, prompt-free) reading, its forced-decoding score and the best score of
         ``phrases`` on the same encoded audio (``whisper_verify.forced_scores``)."""
         model = self.model.get()
-        text = self._decode(model, audio, True, "")
-        window = encoder_window_s(audio.size / 16000.0, self.options.window_s, self.options.window_margin_s)
-        if not self._short_ok or self._short is None:
-            window = WHISPER_WINDOW_S
+        text, encoded = self._decode(model, audio, True, "")
+        if encoded is None or self._short is None:  # decoded in 30 s only: score in 30 s too
+            encoded = _encode(model, audio, WHISPER_WINDOW_S, to_cpu=True)
         tok = self._short[0] if self._short is not None else _tokenizer(model, self.options.language)
-        encoded = np.asarray(_encode(model, audio, window, to_cpu=True))
-        scores = forced_scores(model, tok, encoded, [text, *phrases])
+        scores = forced_scores(model, tok, np.asarray(encoded), [text, *phrases])
         return text, scores[0], max(scores[1:], default=float("-inf"))
 
-    def _decode(self, model: WhisperModel, audio: Audio, final: bool, previous: str) -> str:
+    def _decode(self, model: WhisperModel, audio: Audio, final: bool, previous: str, encoded: Any = None) -> tuple[str, Any]:
+        """The clip's text, and its short window's encoder output (None where no short window was encoded);
+        ``encoded``: that output from an earlier decode of the same clip, so it is not encoded again."""
         o = self.options
         duration = audio.size / 16000.0
         window = encoder_window_s(duration, o.window_s, o.window_margin_s)
         if self._short_ok and window < WHISPER_WINDOW_S:
-            text = self._decode_window(model, audio, window, final, previous)
+            text, encoded = self._decode_window(model, audio, window, final, previous, encoded)
             if text is not None:
                 self.short_decodes += 1
-                return text
+                return text, encoded
         self.full_decodes += 1
-        return self._transcribe(model, audio, final, previous)
+        return self._transcribe(model, audio, final, previous), encoded
 
-    def _decode_window(self, model: WhisperModel, audio: Audio, window_s: float, final: bool, previous: str) -> str | None:
+    def _decode_window(
+        self, model: WhisperModel, audio: Audio, window_s: float, final: bool, previous: str, enc: Any
+    ) -> tuple[str | None, Any]:
         o = self.options
         try:
             if self._short is None:
@@ -292,7 +292,8 @@ class WhisperDecoder:
             tok, suppressed = self._short
             before = tok.encode(" " + previous) if previous else []
             prompt = model.get_prompt(tok, before, without_timestamps=True)
-            enc = _encode(model, audio, window_s, to_cpu=False)
+            if enc is None:
+                enc = _encode(model, audio, window_s, to_cpu=False)  # on the CPU: the model's only device here
             duration = audio.size / 16000.0
             max_length = len(prompt) + min(440 - len(prompt), int(8 * duration) + 16)
             res = model.model.generate(
@@ -308,17 +309,17 @@ class WhisperDecoder:
         except Exception as exc:  # an older CTranslate2 (30 s windows only) or changed faster-whisper internals
             self._short_ok = False
             log.warning("Whisper short-window decoding unavailable (%s); using 30 s windows", exc)
-            return None
+            return None, None
         tokens = res.sequences_ids[0]
         avg_logprob = res.scores[0] * len(tokens) ** o.length_penalty / (len(tokens) + 1)  # as faster-whisper recovers it
         if o.no_speech_threshold is not None and res.no_speech_prob > o.no_speech_threshold:
             if o.log_prob_threshold is None or avg_logprob <= o.log_prob_threshold:
-                return ""
+                return "", enc
         text = str(tok.decode(tokens)).strip()
         if not plausible_transcript(text, duration):
             log.debug("Whisper %.0f s window: implausible transcript %r; decoding again in 30 s", window_s, text)
-            return None
-        return text
+            return None, enc
+        return text, enc
 
     def _transcribe(self, model: WhisperModel, audio: Audio, final: bool, previous: str) -> str:
         o = self.options

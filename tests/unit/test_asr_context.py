@@ -98,9 +98,11 @@ class FakeResult:
 class FakeCt2:
     is_multilingual: bool = False
     generated: list[dict[str, Any]] = field(default_factory=list)
+    encodes: int = 0
 
-    def encode(self, features: Any, to_cpu: bool = False) -> str:
-        return "encoded"
+    def encode(self, features: Any, to_cpu: bool = False) -> np.ndarray:  # type: ignore[type-arg]
+        self.encodes += 1
+        return np.zeros((1, 4, 8), dtype=np.float32)
 
     def generate(self, enc: Any, prompts: list[list[int]], **kw: Any) -> list[FakeResult]:
         self.generated.append({"prompt": prompts[0], **kw})
@@ -331,3 +333,57 @@ async def test_the_loop_sends_the_previous_turn_with_the_next_utterance() -> Non
     await rig.run_until(12.0)
     await rig.stop()
     assert rig.asr.prompts == ["", "how many days are in a leap year A leap year has 366 days."]
+
+
+# -- each clip goes through Whisper's encoder once, however many readings are made of it -------------
+
+
+def test_a_final_decoded_again_without_its_context_reuses_the_clips_encoding(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    dec, model = fake_decoder(monkeypatch, tmp_path, context_prompt=True)
+    dec.decode(AUDIO, True, "I only heard words.")  # an echo of the context: a second generate
+    assert dec.echo_decodes == 1 and len(model.model.generated) == 2
+    assert model.model.encodes == 1
+
+
+def test_a_reading_over_the_answer_checked_against_the_stop_phrases_encodes_the_clip_once(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import genx.local.whisper as whisper
+
+    scored: list[list[str]] = []
+
+    def forced(model: Any, tok: Any, encoded: np.ndarray, texts: list[str]) -> list[float]:  # type: ignore[type-arg]
+        scored.append(texts)
+        return [-6.0, -5.5]  # "Hold on." within the margin of the free reading and above the floor
+
+    monkeypatch.setattr(whisper, "forced_scores", forced)
+    dec, model = fake_decoder(monkeypatch, tmp_path)
+    assert dec.decode(AUDIO, True, over_answer=True, listen_for=("Hold on.",)) == "Hold on."
+    assert scored == [["heard words", "Hold on."]]
+    assert model.model.encodes == 1
+
+
+def test_scoring_a_wake_phrase_reads_and_scores_the_clip_on_one_encoding(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import genx.local.whisper as whisper
+
+    monkeypatch.setattr(whisper, "forced_scores", lambda model, tok, encoded, texts: [-2.0, -3.0, -9.0])
+    dec, model = fake_decoder(monkeypatch, tmp_path)
+    assert dec.phrase_scores(AUDIO, ["Hey Jarvis.", "Hey, Jarvis."]) == ("heard words", -2.0, -3.0)
+    assert model.model.encodes == 1
+
+
+def test_a_wake_phrase_of_a_clip_decoded_in_30_s_is_scored_in_30_s(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import genx.local.whisper as whisper
+
+    frames: list[int] = []
+    monkeypatch.setattr(whisper, "forced_scores", lambda model, tok, encoded, texts: [-2.0, -3.0])
+    dec, model = fake_decoder(monkeypatch, tmp_path, window_s=None)
+    real_encode = model.model.encode
+
+    def encode(features: Any, to_cpu: bool = False) -> np.ndarray:  # type: ignore[type-arg]
+        frames.append(features.shape[-1])
+        return real_encode(features, to_cpu)
+
+    monkeypatch.setattr(model.model, "encode", encode)
+    dec.phrase_scores(AUDIO, ["Hey Jarvis."])
+    assert model.transcribed and frames == [3000]  # 30 s of 10 ms feature frames
