@@ -7,7 +7,8 @@
 * :class:`BackgroundDetector`: a detector on a thread of its own. :meth:`~BackgroundDetector.process` hands the
   chunk over and returns at once with what the thread completed since the last call, so a detection comes one
   call (plus its compute) later than inline, stamped with its own stream time. For an engine too costly for the
-  event loop (openWakeWord, ~4.7 ms per 80 ms step); a failure on the thread is raised by the next call.
+  event loop (openWakeWord, ~4.7 ms per 80 ms step); a failure on the thread is raised by the next call, and
+  after :meth:`~BackgroundDetector.reset` nothing made from audio handed before it comes out.
 
 Both have the detector interface the wake gate uses (``genx.agentkit.wake.WakeDetectorLike``): ``phrases``,
 ``process``, ``reset``, ``close``. Does not own the engines (``genx.local.wakeword``, ``genx.local.openwakeword``).
@@ -91,10 +92,10 @@ class AnyOfDetector:
 
 
 class _Reset:
-    __slots__ = ()
+    __slots__ = ("epoch",)
 
-
-_RESET = _Reset()
+    def __init__(self, epoch: int) -> None:
+        self.epoch = epoch
 
 
 class _Flush:
@@ -111,7 +112,11 @@ class BackgroundDetector:
         self._inner = inner
         self._phrases = list(inner.phrases)
         self._inbox: queue.SimpleQueue[bytes | _Reset | _Flush | None] = queue.SimpleQueue()
-        self._done: deque[WakeWordDetection] = deque()
+        # detections with the reset count the thread had reached when it made them: one made from audio handed
+        # before a reset() is dropped even when the thread finishes it after the caller reset
+        self._done: deque[tuple[int, WakeWordDetection]] = deque()
+        self._epoch = 0  # resets asked for (written by the caller only)
+        self._thread_epoch = 0  # resets the thread has done (written by the thread only)
         self._error: BaseException | None = None
         self._handed = 0  # bytes given to the thread (written by the caller only)
         self._processed = 0  # bytes the thread finished (written by the thread only)
@@ -147,11 +152,13 @@ class BackgroundDetector:
             try:
                 if isinstance(item, _Reset):
                     self._inner.reset()
+                    self._thread_epoch = item.epoch
                     continue
                 if isinstance(item, _Flush):
                     item.done.set()
                     continue
-                self._done.extend(self._inner.process(item))
+                epoch = self._thread_epoch
+                self._done.extend((epoch, d) for d in self._inner.process(item))
             except BaseException as exc:  # raised to the caller by its next process()
                 self._error = exc
                 return
@@ -186,11 +193,14 @@ class BackgroundDetector:
     def _drain(self) -> list[WakeWordDetection]:
         out: list[WakeWordDetection] = []
         while self._done:
-            out.append(self._done.popleft())
+            epoch, d = self._done.popleft()
+            if epoch == self._epoch:
+                out.append(d)
         return out
 
     def reset(self) -> None:
-        self._inbox.put(_RESET)
+        self._epoch += 1
+        self._inbox.put(_Reset(self._epoch))
         self._done.clear()
 
     def close(self) -> None:

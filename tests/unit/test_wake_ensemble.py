@@ -105,6 +105,27 @@ def test_a_background_engine_runs_on_another_thread_and_its_detections_come_out_
     assert inner.closed
 
 
+def test_a_detection_from_audio_before_a_reset_never_comes_out_even_when_the_thread_finishes_it_after() -> None:
+    entered, release = threading.Event(), threading.Event()
+
+    class Held(Scripted):
+        def process(self, pcm: bytes) -> list[WakeWordDetection]:
+            if not entered.is_set():  # the first chunk: the caller resets while the engine is still on it
+                entered.set()
+                assert release.wait(10)
+            return super().process(pcm)
+
+    det = BackgroundDetector(Held([0.02, 0.1]))
+    assert det.process(CHUNK) == []
+    assert entered.wait(10)
+    det.reset()
+    release.set()
+    assert det.flush() == []  # the stale 0.02 s detection is dropped
+    got = [d.at_s for _ in range(10) for d in det.process(CHUNK)] + [d.at_s for d in det.flush()]
+    assert got == [0.1]  # the new stream's own detection still comes out
+    det.close()
+
+
 def test_a_failure_on_the_background_thread_is_raised_by_the_next_call() -> None:
     done = threading.Event()
 
