@@ -250,6 +250,7 @@ SETS = (
     "heldout16",
     "heldout17",
     "heldout18",
+    "heldout19",
     "tuning",
 )
 
