@@ -251,6 +251,7 @@ SETS = (
     "heldout17",
     "heldout18",
     "heldout19",
+    "heldout20",
     "tuning",
 )
 
