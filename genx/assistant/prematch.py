@@ -2,9 +2,10 @@
 
 :func:`prematch` returns an :class:`~genx.assistant.intents.Intent` when the
 *whole* message is one of the phrasings (after dropping politeness: "could you
-please", "hey Parley,", "do one thing,", "reckon you could", "be so kind as to", trailing "please", "thank you very much";
+please", "hey Parley,", "do one thing,", "reckon you could", "be so kind as to", "hurry up and", trailing "please", "thank
+you very much", "and be quick about it";
 a hesitation inside it, "what's, uh, 6 times 8", and "like" before a value, "a timer for like 3 minutes"; a lead "quick",
-"quick maths" (before a question), a hesitation, "er";
+"quick maths" (before a question), a hesitation, "er", an exclamation, "ugh", "oops";
 "would you mind setting …" is "set …";
 "whats", "dont" are "what's", "don't"; letters said one by one are one word, "u t c" → "utc"; a question
 mark between two questions is a comma; regional words are the common ones, :mod:`.prematch_regional`; slang is the plain
@@ -16,11 +17,11 @@ makes, and a request said anew after a marker, "what's 9 times 8 no wait 9 times
 after talk to others is the request, "Okay kids, quiet. Parley, …", :mod:`.prematch_speech`; a pet name after it,
 ", dear", is none of it, nor one with no pause, "… darling"; 24-hour times read as 12-hour ones, "zero six thirty",
 :mod:`.prematch_hours`; a request said twice or echoed, an aside to someone else, two requests in one breath,
-:mod:`.prematch_asides`; a yes/no question about the speaker before the time or the date, "am I late what's the time",
-:mod:`.prematch_questions`; terse, non-native and misheard phrasings, "time Tokyo", "which time is now in Moscow", "remember me
-to …", "can sell the timer", a yes/no check after the time or the date, a parent called after a question,
-:mod:`.prematch_plain`; "an hour and a quarter", a request, then "please" and a clause or "so I don't …",
-:mod:`.prematch_everyday`), else ``None`` and the model router
+:mod:`.prematch_asides`; a yes/no question about the speaker or about the hour or the day before the time or the date, "am I
+late what's the time", "is it late already what time is it", :mod:`.prematch_questions`; terse, non-native and misheard
+phrasings, "time Tokyo", "which time is now in Moscow", "remember me to …", "can sell the timer", "did I already set an
+alarm", a yes/no check after the time or the date, a parent called after a question, :mod:`.prematch_plain`; "an hour
+and a quarter", a request, then "please" and a clause or "so I don't …", :mod:`.prematch_everyday`), else ``None`` and the model router
 (or the cloud model) decides. The phrasings live with their tools:
 :mod:`.prematch_clock` (time, dates), :mod:`.prematch_numbers` (arithmetic,
 conversions), :mod:`.prematch_timers` (setting timers, alarms, reminders),
@@ -36,12 +37,14 @@ putting the pizza in, set a timer for 12 minutes", "the rice is on so set a time
 own subject or a thing doing something before a command it does not bind, "I just glued it set a timer …", "the kettle's on
 set a timer …", not "I forgot to set …" nor a habit, "I usually wake up at 7", or a clause with its own subject or about
 someone before a question that says its own value, "we're splitting it 4 ways what's 84 divided by 4", "my son lives in Rome
-… what time is it there now in Rome"; what someone said, "mum said …, so set a timer …"; a clause about a
-thing, "the kids keep asking, how many sleeps until christmas", only before a request that says its own value), thinking
-aloud may come before a command once it is settled ("what was it, oh yes, remind me …"), and a reason may follow
+… what time is it there now in Rome", or before the time or the date when the clause names no place, "I lost track of time
+what time is it"; what someone said, "mum said …, so set a timer …"; a clause about a thing, "the kids keep asking, how
+many sleeps until christmas", only before a request that says its own value; :mod:`.prematch_scene`), thinking aloud may
+come before a command once it is settled ("what was it, oh yes, remind me …"), and a reason may follow
 ("…, the recipe's American"; with no pause a clause with its own subject, "… at 5.30 I've got a flight", how the thing
-stands, "cancel the egg timer they're done", or after a question about a value what it is for, "… in celsius for my mash",
-or a clause about someone, "how many days until easter my kids keep asking").
+stands, "cancel the egg timer they're done (early)", a clause after "before", "because" …, "… next Monday before we book
+it" (a reminder's when said before it), or after a question about a value what it is for, "… in celsius for my mash", a
+clause about someone, "how many days until easter my kids keep asking", or what the value is, "… that's my birthday").
 Microseconds to a few hundred a call (no model, no I/O) once
 :func:`warm_prematch` has loaded the unit registry and the place table (about a second, once).
 """
@@ -63,6 +66,7 @@ from genx.assistant.prematch_numbers import match_calc, match_convert
 from genx.assistant.prematch_plain import before_check, match_still_set, match_terse_time, usual_words, without_kin
 from genx.assistant.prematch_questions import after_own_question
 from genx.assistant.prematch_regional import standard_words
+from genx.assistant.prematch_scene import COMMAND, REQUEST, after_scene
 from genx.assistant.prematch_slang import match_nudge, plain_words
 from genx.assistant.prematch_speech import addressed, collapse_repeats, said_twice, unaddressed
 from genx.assistant.prematch_timers import match_alarm, match_reminder, match_timer
@@ -73,7 +77,8 @@ __all__ = ["clean_utterance", "prematch", "warm_prematch"]
 #: What "I want to …" is a request to do: work something out, or set one of the tools' things.
 _TO_DO = r"convert|calculate|work out|know|figure|set (?:a|an|the|my)\b|start (?:a|an|the)\b"
 _LEAD = re.compile(
-    r"^(?:(?:(?:hey|hi|hello)(?: there)?|ok|okay|so(?: like)?|and|um|umm|oh no|uh|uhh|uhm|er|erm|hmm|well|oh|alright|right|yo|parley|"
+    r"^(?:(?:(?:hey|hi|hello)(?: there)?|ok|okay|so(?: like)?|and|um|umm|oh (?:man|boy|no)|uh|uhh|uhm|er|erm|hmm|well|oh|alright|right|yo|"
+    r"parley|ugh|argh|oops|whoops|phew|gosh|jeez|"
     r"assistant|computer|excuse me|sorry|good (?:morning|afternoon|evening)|yes|yeah|yep|yup|sure|google|alexa|siri|quick one|"
     r"(?:quick )?maths?(?: question| problem)?(?: for you)?(?= (?:what|how|calculate|work out))|quick sums?|quick(?:ly)?(?! question)|"
     r"let's see|let me see|(?:my )?dear|darling|sweetie|sweetheart)"
@@ -93,7 +98,8 @@ _LEAD = re.compile(
     rf"i need to (?={_TO_DO})|(?:i )?want to (?={_TO_DO})|i'd like to (?={_TO_DO})|"
     r"(?:sorry )?to (?:bother|trouble|interrupt) you,? (?:but )?|give me (?=[\d.]+ (?:times|plus|minus|divided by|over|multiplied by)\b)|"
     r"remind me (?=what(?:'s| is)? (?:the )?(?:date|time|day)\b)|you can (?:go ahead and )?(?=cancel|stop|delete|set|turn off)|"
-    r"(?:(?:can|could) you )?help me (?=convert|calculate|work out|set|figure))*",
+    r"(?:(?:can|could) you )?help me (?=convert|calculate|work out|set|figure)|"
+    r"(?:hurry(?: up)?|come on|go on)(?:,? and)?,? (?=(?:just )?(?:set|start|put|give|make|remind|wake|cancel|stop|tell|what|how)\b))*",
     re.IGNORECASE,
 )
 _TAIL = re.compile(
@@ -101,7 +107,8 @@ _TAIL = re.compile(
     r"thank you very much|thanks very much|thank you so much|thanks so much|many thanks|and thanks|and thank you|thanks a lot|"
     r"cheers|for me|parley|ok|okay|if you can|if you could|"
     r"real quick|quickly|i wonder|do you know|by any chance|"
-    r"would you|could you|can you|mate|buddy|roughly|approximately|exactly|more or less|or so))+$",
+    r"would you|could you|can you|mate|buddy|roughly|approximately|exactly|more or less|or so|"
+    r"and (?:please )?(?:be quick|hurry)(?: about it| up)?|(?:as )?(?:quick|fast) as you can))+$",
     re.IGNORECASE,
 )
 #: Someone spoken to by a pet name after a pause: "what time is it, dear", "a timer for 5 minutes, love".
@@ -221,7 +228,7 @@ def _prematch(text: str) -> Intent | None:
         or without_kin(t, _match)
         or before_check(t, _match)
         or _restarted(t)
-        or _after_scene(t)
+        or after_scene(t, clean_utterance, _match)
         or after_own_question(t, _match)
         or _after_recall(t)
         or match_back_reference(t, _match)
@@ -236,7 +243,7 @@ def _restarted(t: str) -> Intent | None:
     """A request begun, then said anew after a correction marker: "set a no wait can you set a timer for 12 minutes",
     "what's 9 times 8 no wait 9 times 7": the whole request said last is the request. Not "…, actually never mind": that
     takes back the request itself, and cancels nothing that is set."""
-    if not _REQUEST.match(t):
+    if not REQUEST.match(t):
         return None
     for rest in restarts(t):
         if (intent := _match(clean_utterance(rest))) is not None:
@@ -248,88 +255,6 @@ def _match(t: str) -> Intent | None:
     for match in _MATCHERS:
         intent = match(t)
         if intent is not None:
-            return intent
-    return None
-
-
-#: How a request starts (a command, a question, or "(tell me) the time"); a clause before it only sets the scene.
-_REQUEST = re.compile(
-    r"(?:set|start|put|give me|make|remind|wake|get me up|cancel|stop|delete|remove|turn off|switch off|shut off|get rid of|scrap|"
-    r"kill|dismiss|clear|silence|disable|what|what's|whats|how|when|which|"
-    r"convert|calculate|work out|tell me|list|show|can you|could you|would you|you can|please|the time|the date|any)\b",
-    re.IGNORECASE,
-)
-_BACK_REFERENCE = re.compile(r"\b(?:there(?! (?:right )?(?:now )?in \w)|then|that day|that date|that time)\b", re.IGNORECASE)
-#: A scene is a clause with its own subject ("I'm putting the pizza in", "before I go to bed"), not a topic the
-#: question is about ("my birthday, what day is it": the day of the birthday, not today's).
-_SCENE = re.compile(
-    r"(?:(?:before|after|when|once|while|as soon as|now that|since) (?:i|we|you|he|she|they|(?:the|my|our) [a-z]+ [a-z]+s)\b|"
-    r"(?:i|i'm|im|i've|i'll|i'd|we|we're|we've|we'll|you|he|she|they|they're|it's|there's)\b|"
-    r"(?:(?:my|our|the) )?[a-z]+ (?:said|says|told (?:me|us)|asked (?:me|us))\b)",
-    re.IGNORECASE,
-)
-#: A thing doing something ("the roast is going in now", "dinner's ready") sets the scene for a command after it.
-_THING_SCENE = re.compile(
-    r"(?!(?:what|who|where|when|how|which|why)\b)(?:(?:the|my|our) )?[a-z]+(?: [a-z]+){0,2}(?:'s| is| are| was| were)\b", re.IGNORECASE
-)  # a question first is a request of its own: "what's 5 plus 5, set a timer" is two
-#: A clause about a thing ("the kids keep asking", "my jug only does cups") sets the scene for a request that says its
-#: own value (a date, a place, an amount): the clause cannot be what it asks about.
-_TOPIC = re.compile(r"(?:the|my|our|his|her|their) [a-z]+ [a-z']+", re.IGNORECASE)
-_COMMAND = re.compile(r"(?:set|start|put|give me|make|remind|wake|cancel|stop|delete|remove|turn off)\b", re.IGNORECASE)
-
-
-#: Where a scene ends: a pause, or "so" ("the pasta's just gone in so set a timer for 11 minutes").
-_SCENE_END = re.compile(r", | so (?=\S)", re.IGNORECASE)
-
-
-#: A command straight after a clause with its own subject, no pause: "I just glued the joint set a glue timer …".
-_COMMAND_START = re.compile(r" (?=(?:just )?(?:set|start|remind|wake|put on|give me|tell me) )", re.IGNORECASE)
-#: Words that make the command part of the clause ("I forgot to set an alarm", "I already set one", "we can start a timer",
-#: "I need to go set an alarm").
-_BOUND = frozenset(
-    "to and or but i you we they he she it will can could would should might must shall did didn't don't not never already "
-    "just also then please me let's lets who that which i'll we'll you'll they'll he'll she'll i'd we'd you'd they'd "
-    "go come help let usually normally always often generally typically sometimes rarely".split()
-)
-
-
-#: A question about a value straight after a clause with its own subject, no pause: "we're splitting it 4 ways what's 84
-#: divided by 4"; claimed only when the question says its own value.
-_QUESTION_START = re.compile(
-    r" (?=(?:what's|what is|how much is|how many|how long|when's|when is|what time is it|what's the time) )", re.IGNORECASE
-)
-
-
-def _unbound(t: str, starts: re.Pattern[str]) -> list[int]:
-    return [m.end() for m in starts.finditer(t) if t[: m.start()].split()[-1].lower() not in _BOUND]
-
-
-def _scene_ends(t: str, subject: bool, thing: bool, topic: bool) -> tuple[list[int], set[int]]:
-    """Where a scene may end: at a pause or "so", and, after a clause with its own subject or a thing doing something,
-    before an unbound command; after a clause with its own subject, before a question too (the second set: those ends)."""
-    ends = [m.end() for m in _SCENE_END.finditer(t)]
-    if subject or thing:
-        ends += _unbound(t, _COMMAND_START)
-    questions = set(_unbound(t, _QUESTION_START)) - set(ends) if subject or topic else set()
-    return sorted([*ends, *questions]), questions
-
-
-def _after_scene(t: str) -> Intent | None:
-    """A whole request after a clause that sets the scene: "I'm putting the pizza in, set a timer for 12 minutes".
-
-    Not when the request points back into the clause ("I'm flying to Tokyo, what time is it there": which place?)."""
-    subject, thing, topic = bool(_SCENE.match(t)), bool(_THING_SCENE.match(t)), bool(_TOPIC.match(t))
-    if not (subject or thing or topic):
-        return None
-    ends, questions = _scene_ends(t, subject, thing, topic)
-    for end in ends:
-        rest = clean_utterance(t[end:])  # "…, um what day is it", "…, so remind me …"
-        if not _REQUEST.match(rest) or _BACK_REFERENCE.search(rest) or (intent := _match(rest)) is None:
-            continue
-        if end in questions:
-            if intent.arguments and intent.tool in _VALUE_TOOLS:
-                return intent
-        elif subject or (thing and _COMMAND.match(rest)) or (topic and intent.arguments):
             return intent
     return None
 
@@ -346,7 +271,7 @@ def _after_recall(t: str) -> Intent | None:
     if not ends:
         return None
     rest = clean_utterance(t[ends[-1].end() :])
-    return _match(rest) if _COMMAND.match(rest) else None
+    return _match(rest) if COMMAND.match(rest) else None
 
 
 #: A reason said after the request: "when's easter this year, I need to book the time off" (not "you know, …"),
@@ -359,17 +284,32 @@ _REASON = re.compile(
 
 
 #: A reason said with no pause: a clause with its own subject and a verb ("… at 5.30 I've got a flight"), how the thing
-#: stands ("cancel the pasta timer it's done"), or, after a question about a value, what it is for ("… in celsius for my
-#: mash"; after a timer "for the eggs" is its name) or a clause about someone ("… until easter my kids keep asking").
+#: stands ("cancel the pasta timer it's done", "… it's done early"), or, after a question about a value, what it is for
+#: ("… in celsius for my mash"; after a timer "for the eggs" is its name), a clause about someone ("… until easter my kids
+#: keep asking") or what the value is to the speaker ("… 9 August 2026 that's my birthday"); or a clause with its own
+#: subject after a word saying when or why, "before we book the holiday", "because I'm out" (group ``clause``).
 _SAID_REASON = re.compile(
     r" (?=(?:i|i'm|i've|i'll|i'd|we|we're|we've|we'll|because|cause) [a-z']+ [a-z']+)|"
     r" (?=(?:i'm|we're|i am|we are) [a-z]+ing$)|"
-    r" (?=(?:it's|it is|they're|they are|that's|that is|i'm|i am|we're|we are) (?:all |both |already |just |now )?[a-z]+$)|"
+    r" (?=(?:it's|it is|they're|they are|that's|that is|i'm|i am|we're|we are) (?:all |both |already |just |now )?[a-z]+"
+    r"(?: (?:early|already|now|anyway|too|again|today|tonight|tomorrow))?$)|"
     r" (?=for (?:the|my|our|a) [a-z]+(?: [a-z]+)?$)|"
-    r" (?P<about>(?=(?:the|my|our|his|her|their) [a-z]+ [a-z']+ [a-z']+))",
+    r" (?P<clause>(?=(?:before|after|because|since|once|when|while) (?:i|we|you|he|she|they) [a-z']+))|"
+    r" (?P<about>(?=(?:the|my|our|his|her|their) [a-z]+ [a-z']+ [a-z']+|(?:that's|that is|it's|it is) (?:my|our|his|her|their) [a-z']+))",
     re.IGNORECASE,
 )
 _VALUE_TOOLS = frozenset(("convert_units", "calculate", "current_time", "date_info"))
+
+
+def _reads(intent: Intent) -> bool:
+    return all(reads(k, v) for k, v in intent.arguments.items())
+
+
+def _ends_with_when(intent: Intent, head: str) -> bool:
+    """A reminder's clause after its when is no part of its task ("remind me to renew it next monday before we book"):
+    the task is said before the when; "remind me to call mum before she leaves" keeps the clause as the task."""
+    when = str(intent.arguments.get("when", ""))
+    return intent.tool != "set_reminder" or (bool(when) and head.lower().endswith(when.lower()))
 
 
 def _before_reason(t: str) -> Intent | None:
@@ -378,14 +318,17 @@ def _before_reason(t: str) -> Intent | None:
     Not a statement ("I don't need a reminder, I'll remember it myself" cancels nothing)."""
     for comma in re.finditer(r", ", t):
         head = clean_utterance(t[: comma.start()])  # "… in Auckland please, I want to ring my aunt"
-        if _REQUEST.match(head) and _REASON.match(t[comma.end() :]) and (intent := _match(head)) is not None:
+        if REQUEST.match(head) and _REASON.match(t[comma.end() :]) and (intent := _match(head)) is not None:
             return intent
     for cut in _SAID_REASON.finditer(t):
         head = clean_utterance(t[: cut.start()])
-        if not _REQUEST.match(head) or (intent := _match(head)) is None:
+        if not REQUEST.match(head) or (intent := _match(head)) is None:
             continue
         if cut["about"] is not None:  # a clause about someone only after a question that says its own value
-            if intent.tool in _VALUE_TOOLS and intent.arguments and all(reads(k, v) for k, v in intent.arguments.items()):
+            if intent.tool in _VALUE_TOOLS and intent.arguments and _reads(intent):
+                return intent
+        elif cut["clause"] is not None:  # "before we …": every slot reads, a reminder's when said last
+            if _reads(intent) and _ends_with_when(intent, head):
                 return intent
         elif not t[cut.end() :].lower().startswith("for ") or intent.tool in _VALUE_TOOLS:
             return intent

@@ -8,7 +8,8 @@ greeting); a reminder's task straight after its wait with no "to", "reminder in 
 
 :func:`match_terse_time` reads a place's time said with no preposition, "time Tokyo", "current time Dubai", for a place
 with a known zone only ("time flies" is none). :func:`match_still_set` reads a yes/no question whether an item is set or
-still going, "is my alarm for tomorrow set", "any timers still going", as the list.
+still going, "is my alarm for tomorrow set", "any timers still going", "did I already set an alarm for the morning", as
+the list.
 
 :func:`before_check` reads a question for the time or the date followed by a yes/no question checking it, "what time is
 it is it bedtime yet", "what day is it today is it Tuesday", as the first question; :func:`without_kin` drops a parent or
@@ -69,6 +70,11 @@ _GOING = r"(?:still )?(?:going|running|on|set|left|active|pending|ticking)"
 _STILL_SET = [
     _rx(rf"(?:is|are) (?:my|the|all my) (?:[a-z0-9:]+ )?{_KINDS}(?: for [a-z0-9: ]+)? {_GOING}"),
     _rx(rf"(?:are there |are |do i have |have i got |is there |got )?any (?:of (?:my|the) )?{_KINDS} {_GOING}"),
+    # whether the speaker set one: "did I already set an alarm for the morning", "have we started a timer yet"
+    _rx(
+        rf"(?:did|have) (?:i|we) (?:already |actually )?(?:set|start(?:ed)?|put on) (?:a|an|any|my|the) (?:[a-z0-9:]+ )?{_KINDS}"
+        r"(?: for [a-z0-9: ]+)?(?: yet| already)?"
+    ),
 ]
 
 
