@@ -171,9 +171,25 @@ def _lookup(t: _Tables, key: str, raw: str) -> Place | None:
         for r in [*t.cities.get(city, []), *([hand] if hand is not None else [])]:
             if r.country == code:
                 return _place(t, r)
-        if area_row is not None and area_row.kind in ("region", "country", "alias") and area_row.zone != "*":
+        if area_row is not None and area_row.kind in ("region", "country", "alias") and area_row.zone != "*" and _town_name(city):
             return Place(raw, zoneinfo.ZoneInfo(area_row.zone), area_row.zone, area_row.country)  # a smaller town
     return None
+
+
+# words no town's name is made of ("of", "on", "the" are: "Port of Spain", "Southend on Sea"): what is left before
+# an area when the words around a place came with it ("we're flying to lisbon", "my aunt in ontario"), a text that
+# must not be named back as a town
+_NOT_A_TOWN = frozenset(
+    "i i'm im me my we we're were us our you you're your he she they they're it it's its is are am was be been going "
+    "flying driving travelling traveling moving living staying visiting heading to from at for but so then now time "
+    "what when where who how aunt uncle mum mom dad brother sister friend friends family".split()
+)
+
+
+def _town_name(words: str) -> bool:
+    """Could ``words`` (normalised) be a town's name: at most four words, none of :data:`_NOT_A_TOWN`."""
+    ws = words.split()
+    return 0 < len(ws) <= 4 and not any(w in _NOT_A_TOWN for w in ws)
 
 
 def _place(t: _Tables, row: _Row) -> Place:

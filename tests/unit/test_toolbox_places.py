@@ -147,6 +147,20 @@ def test_a_small_town_in_a_known_state_or_single_zone_country_gets_that_zone() -
     assert resolve_place("Neustadt, Germany").zone_name == "Europe/Berlin"
 
 
+@pytest.mark.parametrize(
+    "text", ["we're flying to Lisbon", "my aunt in Ontario", "I am in Texas", "my brother in Texas", "we are staying in Portugal"]
+)
+def test_a_clause_around_a_region_is_no_small_town_and_is_never_named_back_as_one(text: str) -> None:
+    with pytest.raises(ToolFailure, match="I don't know the time zone"):
+        resolve_place(text)
+
+
+def test_a_small_towns_name_may_hold_the_little_words_town_names_have() -> None:
+    assert resolve_place("Stratford upon Avon, England").zone_name == "Europe/London"
+    assert resolve_place("Sint-Niklaas, Belgium").zone_name == "Europe/Brussels"
+    assert resolve_place("Saint Louis Missouri").zone_name == "America/Chicago"
+
+
 def test_utc_offsets_become_fixed_zones() -> None:
     from datetime import datetime, timedelta
 
