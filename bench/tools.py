@@ -252,6 +252,8 @@ SETS = (
     "heldout18",
     "heldout19",
     "heldout20",
+    "heldout21",
+    "heldout22",
     "tuning",
 )
 
