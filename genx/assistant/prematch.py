@@ -21,7 +21,9 @@ after talk to others is the request, "Okay kids, quiet. Parley, …", :mod:`.pre
 late what's the time", "is it late already what time is it", :mod:`.prematch_questions`; terse, non-native and misheard
 phrasings, "time Tokyo", "which time is now in Moscow", "remember me to …", "can sell the timer", "did I already set an
 alarm", a yes/no check after the time or the date, a parent called after a question, :mod:`.prematch_plain`; "an hour
-and a quarter", a request, then "please" and a clause or "so I don't …", :mod:`.prematch_everyday`), else ``None`` and the model router
+and a quarter", a request, then "please" and a clause or "so I don't …", :mod:`.prematch_everyday`; "half seven", "what
+the time is in …", "to day", "said an alarm", "which day falls Easter", "if I divide 96 by 8, what I get",
+:mod:`.prematch_idioms`), else ``None`` and the model router
 (or the cloud model) decides. The phrasings live with their tools:
 :mod:`.prematch_clock` (time, dates), :mod:`.prematch_numbers` (arithmetic,
 conversions), :mod:`.prematch_timers` (setting timers, alarms, reminders),
@@ -61,6 +63,7 @@ from genx.assistant.prematch_clock import match_date, match_time
 from genx.assistant.prematch_correction import corrected, restarts
 from genx.assistant.prematch_everyday import before_tail, everyday_words
 from genx.assistant.prematch_hours import twelve_hour
+from genx.assistant.prematch_idioms import idiom_words
 from genx.assistant.prematch_manage import match_cancel, match_list
 from genx.assistant.prematch_numbers import match_calc, match_convert
 from genx.assistant.prematch_plain import before_check, match_still_set, match_terse_time, usual_words, without_kin
@@ -77,10 +80,11 @@ __all__ = ["clean_utterance", "prematch", "warm_prematch"]
 #: What "I want to …" is a request to do: work something out, or set one of the tools' things.
 _TO_DO = r"convert|calculate|work out|know|figure|set (?:a|an|the|my)\b|start (?:a|an|the)\b"
 _LEAD = re.compile(
-    r"^(?:(?:(?:hey|hi|hello)(?: there)?|ok|okay|so(?: like)?|and|um|umm|oh (?:man|boy|no)|uh|uhh|uhm|er|erm|hmm|well|oh|alright|right|yo|"
+    r"^(?:(?:(?:hey|hi|hiya|hello|howdy)(?: there)?|ok|okay|so(?: like)?|and|um|umm|oh (?:man|boy|no)|uh|uhh|uhm|er|erm|hmm|"
+    r"well|oh|alright|right|yo|"
     r"parley|ugh|argh|oops|whoops|phew|gosh|jeez|"
     r"assistant|computer|excuse me|sorry|good (?:morning|afternoon|evening)|yes|yeah|yep|yup|sure|google|alexa|siri|quick one|"
-    r"(?:quick )?maths?(?: question| problem)?(?: for you)?(?= (?:what|how|calculate|work out))|quick sums?|quick(?:ly)?(?! question)|"
+    r"(?:quick )?maths?(?: question| problem)?(?: for you)?(?=,? (?:what|how|calculate|work out|\d))|quick sums?|quick(?:ly)?(?! question)|"
     r"let's see|let me see|(?:my )?dear|darling|sweetie|sweetheart)"
     r"\b[ ,]*)*"
     r"(?:(?:can|could|would|will) you(?: please| maybe| possibly| perhaps| just| mind)*(?: quickly)?(?: be able to)?"
@@ -97,7 +101,8 @@ _LEAD = re.compile(
     r"i want you to |i need you to |(?:do you )?mind telling me |any idea |(?:have you )?got any idea |do you happen to know |"
     rf"i need to (?={_TO_DO})|(?:i )?want to (?={_TO_DO})|i'd like to (?={_TO_DO})|"
     r"(?:sorry )?to (?:bother|trouble|interrupt) you,? (?:but )?|give me (?=[\d.]+ (?:times|plus|minus|divided by|over|multiplied by)\b)|"
-    r"remind me (?=what(?:'s| is)? (?:the )?(?:date|time|day)\b)|you can (?:go ahead and )?(?=cancel|stop|delete|set|turn off)|"
+    r"remind me (?=what(?:'s| is)? (?:the )?(?:date|time|day)\b|what (?:alarms|timers|reminders|countdowns)\b)|"
+    r"you can (?:go ahead and )?(?=cancel|stop|delete|set|turn off)|"
     r"(?:(?:can|could) you )?help me (?=convert|calculate|work out|set|figure)|"
     r"(?:hurry(?: up)?|come on|go on)(?:,? and)?,? (?=(?:just )?(?:set|start|put|give|make|remind|wake|cancel|stop|tell|what|how)\b))*",
     re.IGNORECASE,
@@ -105,7 +110,7 @@ _LEAD = re.compile(
 _TAIL = re.compile(
     r"(?:[ ,]+(?:please|thanks|thank you|"
     r"thank you very much|thanks very much|thank you so much|thanks so much|many thanks|and thanks|and thank you|thanks a lot|"
-    r"cheers|for me|parley|ok|okay|if you can|if you could|"
+    r"cheers|for me|parley|ok|okay|if you can|if you could|if you would(?: be so kind)?|if you don't mind|"
     r"real quick|quickly|i wonder|do you know|by any chance|"
     r"would you|could you|can you|mate|buddy|roughly|approximately|exactly|more or less|or so|"
     r"and (?:please )?(?:be quick|hurry)(?: about it| up)?|(?:as )?(?:quick|fast) as you can))+$",
@@ -179,7 +184,7 @@ def clean_utterance(text: str) -> str:
     t = _MIND_GERUND.sub(lambda m: m[1] + _BASE[m[2].lower()], t)
     t = twelve_hour(standard_words(plain_words(_LIKE.sub(r"\1 ", _HESITATION.sub(_hesitation, t)))))
     for _ in range(3):
-        t = everyday_words(usual_words(_TAIL.sub("", _VOCATIVE.sub("", unaddressed(_LEAD.sub("", t)))).strip(" ?!.,")))
+        t = idiom_words(everyday_words(usual_words(_TAIL.sub("", _VOCATIVE.sub("", unaddressed(_LEAD.sub("", t)))).strip(" ?!.,"))))
         if not _REMINDING.search(t):
             t = _AGAIN.sub("", t)
     return t
@@ -275,9 +280,10 @@ def _after_recall(t: str) -> Intent | None:
 
 
 #: A reason said after the request: "when's easter this year, I need to book the time off" (not "you know, …"),
-#: a clause about a thing ("…, the recipe's American"), or what it is for ("…, for the tip").
+#: a clause about a thing ("…, the recipe's American", "…, the meeting finished early"), or what it is for ("…, for the tip").
 _REASON = re.compile(
     r"(?:i|i'm|i've|i'll|i'd|we|we're|we've|we'll|because|cause|so i|so we|(?:the|my|our) [a-z]+(?:'s| is| are)|"
+    r"(?:the|my|our) [a-z]+ (?:[a-z]+ed|went|got|ran|came|began|was|were|have|has|had)|[a-z]+s (?:have|are|were|had|keep|kept) [a-z']+|"
     r"for (?:the|my|our|a) [a-z]+$)\b",
     re.IGNORECASE,
 )
@@ -286,8 +292,9 @@ _REASON = re.compile(
 #: A reason said with no pause: a clause with its own subject and a verb ("… at 5.30 I've got a flight"), how the thing
 #: stands ("cancel the pasta timer it's done", "… it's done early"), or, after a question about a value, what it is for
 #: ("… in celsius for my mash"; after a timer "for the eggs" is its name), a clause about someone ("… until easter my kids
-#: keep asking") or what the value is to the speaker ("… 9 August 2026 that's my birthday"); or a clause with its own
-#: subject after a word saying when or why, "before we book the holiday", "because I'm out" (group ``clause``).
+#: keep asking", "… to celsius the recipe's american") or what the value is to the speaker ("… 9 August 2026 that's my
+#: birthday"); or a clause with its own subject after a word saying when or why, "before we book the holiday",
+#: "because I'm out" (group ``clause``).
 _SAID_REASON = re.compile(
     r" (?=(?:i|i'm|i've|i'll|i'd|we|we're|we've|we'll|because|cause) [a-z']+ [a-z']+)|"
     r" (?=(?:i'm|we're|i am|we are) [a-z]+ing$)|"
@@ -295,7 +302,8 @@ _SAID_REASON = re.compile(
     r"(?: (?:early|already|now|anyway|too|again|today|tonight|tomorrow))?$)|"
     r" (?=for (?:the|my|our|a) [a-z]+(?: [a-z]+)?$)|"
     r" (?P<clause>(?=(?:before|after|because|since|once|when|while) (?:i|we|you|he|she|they) [a-z']+))|"
-    r" (?P<about>(?=(?:the|my|our|his|her|their) [a-z]+ [a-z']+ [a-z']+|(?:that's|that is|it's|it is) (?:my|our|his|her|their) [a-z']+))",
+    r" (?P<about>(?=(?:the|my|our|his|her|their) [a-z]+ [a-z']+ [a-z']+|(?:that's|that is|it's|it is) (?:my|our|his|her|their) [a-z']+|"
+    r"(?:the|my|our|his|her|their) [a-z]+(?:'s| is| are| was| were) [a-z]+$))",
     re.IGNORECASE,
 )
 _VALUE_TOOLS = frozenset(("convert_units", "calculate", "current_time", "date_info"))

@@ -2,7 +2,7 @@
 
 :func:`everyday_words` rewrites the cleaned utterance before the matchers see it: an hour and a part of one, "an hour and
 a quarter", "2 hours and three quarters" → "1 hour 15 minutes", "2 hours 45 minutes" (the timer tool reads "and a half"
-itself, not the quarters).
+itself, not the quarters), and a number "and a half" before its unit, "one and a half hour" → "1 hour 30 minutes".
 
 :func:`before_tail` reads a whole request followed, with no pause, by what it is for: "please" and a clause, "a timer for 5
 minutes please the kids are brushing their teeth", or "so" and what the speaker means to do or not to miss, "set an alarm
@@ -23,6 +23,12 @@ __all__ = ["before_tail", "everyday_words"]
 _HOURS_AND_PART = re.compile(
     r"\b(?:(?:an?|one|1) hour|(?P<n>\d+) hours) and (?P<part>(?:a|1|one) quarter|(?:3|three) quarters)\b", re.IGNORECASE
 )
+#: A whole number of a unit and a half said before the unit: "one and a half hour(s)", "2 and a half minutes".
+_AND_A_HALF = re.compile(
+    r"\b(?P<n>\d+|one|two|three|four|five|six|seven|eight|nine|ten) and a half (?P<unit>hour|minute)s?\b", re.IGNORECASE
+)
+_SMALL = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+_HALF_OF = {"hour": "30 minutes", "minute": "30 seconds"}
 
 #: Where a finished request ends and what it is for begins, no pause: "please" before a clause with its own subject, or
 #: "so (that)" before what the speaker means to do ("so I don't miss …", "so we can …").
@@ -39,9 +45,15 @@ def _hours_and_minutes(m: re.Match[str]) -> str:
     return f"{hours} hour{'s' if hours != 1 else ''} {minutes} minutes"
 
 
+def _and_a_half(m: re.Match[str]) -> str:
+    n = int(_SMALL.get(m["n"].lower(), m["n"]))
+    unit = m["unit"].lower()
+    return f"{n} {unit}{'s' if n != 1 else ''} {_HALF_OF[unit]}"
+
+
 def everyday_words(t: str) -> str:
-    """``t`` with an hour and a quarter (or three) said as hours and minutes."""
-    return _HOURS_AND_PART.sub(_hours_and_minutes, t)
+    """``t`` with an hour and a quarter (or three), and "one and a half hour", said as hours and minutes."""
+    return _AND_A_HALF.sub(_and_a_half, _HOURS_AND_PART.sub(_hours_and_minutes, t))
 
 
 def before_tail(t: str, match: Callable[[str], Intent | None]) -> Intent | None:

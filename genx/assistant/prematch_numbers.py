@@ -129,7 +129,8 @@ _SPOKEN: list[_Rewrite] = [
 _OPERATOR = re.compile(r"[-+*/%]|\b(?:sqrt|cbrt|factorial|log|ln|sin|cos|tan)\b")
 
 
-_NUMBER_LIST = _rx(r"\b(?:add(?: up)?|sum(?: up)?|total(?: up)?|the (?:sum|total) of) ((?:\d+(?:\.\d+)?,? )+and \d+(?:\.\d+)?)$")
+#: A list to total, its numbers parted by commas or by "and" each time: "add 48, 67 and 125", "add 35 and 47 and 18".
+_NUMBER_LIST = _rx(r"\b(?:add(?: up)?|sum(?: up)?|total(?: up)?|the (?:sum|total) of) ((?:\d+(?:\.\d+)?(?:,? | and ))+and \d+(?:\.\d+)?)$")
 
 
 #: A list of numbers asked for its total in the question's order: "what do 19, 27 and 33 add up to".

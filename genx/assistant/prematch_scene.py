@@ -6,8 +6,9 @@ doing something, "the roast is going in"; a clause about a thing, "the kids keep
 does not point back into the clause). With no pause, a question after a clause with its own subject is claimed when it
 says its own value ("we're splitting it 4 ways what's 84 divided by 4") or asks the time or the date with no value and
 the clause names no place ("I lost track of time what time is it"; "my son lives in Rome what time is it" is not claimed:
-whose clock?). :data:`REQUEST` (how a request starts) and :data:`COMMAND` (a command verb) are shared with
-:mod:`.prematch`.
+whose clock?); after a pause, a clause about the speaker's clock or calendar that names no place, day, time or event
+before the bare time or date ("the clock in the shed is dead, what's the time"); a time said as a clause, "before my next call, …".
+:data:`REQUEST` (how a request starts) and :data:`COMMAND` (a command verb) are shared with :mod:`.prematch`.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ _CLOCK_TOOLS = frozenset(("current_time", "date_info"))
 _SCENE = re.compile(
     r"(?:(?:before|after|when|once|while|as soon as|now that|since) (?:i|we|you|he|she|they|(?:the|my|our) [a-z]+ [a-z]+s)\b|"
     r"(?:i|i'm|im|i've|i'll|i'd|we|we're|we've|we'll|you|he|she|they|they're|it's|there's|there (?:is|are|was|were))\b|"
-    r"(?:(?:my|our|the) )?[a-z]+ (?:said|says|told (?:me|us)|asked (?:me|us))\b)",
+    r"(?:(?:my|our|the) )?[a-z]+ (?:said|says|told (?:me|us)|asked (?:me|us))\b|"
+    r"(?:before|after|during) (?:my|our|the|this) [a-z]+(?: [a-z]+)?(?=,))",  # "before my next call, what time is it in …"
     re.IGNORECASE,
 )
 #: A thing doing something ("the roast is going in now", "dinner's ready") sets the scene for a command after it.
@@ -46,6 +48,16 @@ _THING_SCENE = re.compile(
 #: own value (a date, a place, an amount): the clause cannot be what it asks about.
 _TOPIC = re.compile(r"(?:the|my|our|his|her|their) [a-z]+ [a-z']+", re.IGNORECASE)
 COMMAND = re.compile(r"(?:set|start|put|give me|make|remind|wake|cancel|stop|delete|remove|turn off)\b", re.IGNORECASE)
+#: A clause about the speaker's own clock or calendar failing ("the clock in the shed is dead", "my watch stopped"): why
+#: the bare time or date is asked, not what it is about. A timer or an alarm is no clock ("the timer went off, what's the
+#: time" may ask when), and a clause saying a day, a time or an event of its own may be what the question is about.
+_TIMEPIECE = re.compile(r"\b(?:clock|clocks|watch|calendar|phone|laptop)\b", re.IGNORECASE)
+_WHEN_WORDS = re.compile(
+    r"\d|\b(?:timer|alarm|monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tomorrow|yesterday|tonight|noon|"
+    r"midnight|morning|afternoon|evening|week|month|year|january|february|march|april|may|june|july|august|september|"
+    r"october|november|december|birthday|anniversary|party|meeting|appointment|holiday|wedding|christmas|easter|deadline)",
+    re.IGNORECASE,
+)
 
 
 #: Where a scene ends: a pause, or "so" ("the pasta's just gone in so set a timer for 11 minutes").
@@ -100,9 +112,22 @@ def after_scene(t: str, clean: Callable[[str], str], match: Callable[[str], Inte
         if end in questions:
             if _says_enough(intent, subject, t[:end]):
                 return intent
-        elif subject or (thing and COMMAND.match(rest)) or (topic and intent.arguments):
+        elif subject or (thing and COMMAND.match(rest)) or (topic and intent.arguments) or _bare_clock(intent, t[:end]):
             return intent
     return None
+
+
+def _bare_clock(intent: Intent, clause: str) -> bool:
+    """The time or the date with no value after a pause and a clause about the speaker's clock or calendar that names no
+    place, no day, no time and no event ("the clock in the shed is dead, what's the time")."""
+    return (
+        intent.tool in _CLOCK_TOOLS
+        and not intent.arguments
+        and clause.rstrip().endswith(",")
+        and bool(_TIMEPIECE.search(clause))
+        and not names_a_place(clause)
+        and not _WHEN_WORDS.search(clause)
+    )
 
 
 def _says_enough(intent: Intent, subject: bool, clause: str) -> bool:

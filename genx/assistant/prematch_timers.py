@@ -334,6 +334,8 @@ _BARE_TASK = _rx(
     r"put|clean|wash|collect|charge|drink|eat|walk|lock|order|renew|finish|pack|leave|visit|ask|tell|write|start|stop|"
     r"make|cook|pray|study|do)\b)"
 )
+#: Nouns a bare number after which names one of them, "chapter 4", "platform 9", "room 12": the number is the task's.
+_NUMBERED = _rx(r"chapter|page|lesson|unit|section|part|room|platform|gate|level|question|exercise|step|episode|table|flat|route")
 _WHEN_FIRST = _rx(r"(?P<when>.+?),? (?:please |can you |could you )?remind me (?P<body>(?:to|about|that) .+)")
 
 
@@ -358,6 +360,8 @@ def _match_reminder(t: str) -> Intent | None:
     # "to buy milk at the shop at 6 pm": the earliest tail that reads as a moment
     words = body.split(" ")
     for i in range(1, len(words)):
+        if _NUMBERED.fullmatch(words[i - 1]) and words[i].isdigit():
+            continue  # "revise chapter 4 tonight": the number is the chapter's, not an hour
         when = _moment(" ".join(words[i:]))
         text = " ".join(words[:i])
         if when is not None and _reminder_text(text) and not _FUNCTION_WORDS.fullmatch(_reminder_text(text)):  # "at": no task

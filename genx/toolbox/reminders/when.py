@@ -6,7 +6,8 @@ an hour from 1 to 12 without am/pm means whichever of the two comes first
 ("at 7" at 3 PM is 7 PM). A part of the day stands for a time: morning 9:00,
 noon 12:00, afternoon 15:00, evening 19:00, tonight 20:00, night 21:00,
 midnight 0:00. "In 20" is in 20 minutes, "six oh five" 6:05. "half past seven", "quarter to eight" and "(a) quarter past nine"
-are read too, with am/pm after them or not ("half past seven am"; "quarter to twelve pm" is 11:45).
+are read too, with am/pm after them or not ("half past seven am"; "quarter to twelve pm" is 11:45; "quarter to one" is
+12:45 or 0:45, whichever comes first).
 Unreadable text raises :class:`~genx.errors.ToolFailure`.
 """
 
@@ -91,7 +92,8 @@ def _clock_part(t: str, src: str) -> tuple[int, int, bool, str]:
             hour = hour % 12 + (12 if m[4] == "p" else 0)
         hour, minute = ((hour - 1) % 24, 60 - minutes) if m[2] == "to" else (hour, minutes)
         hour = _checked(hour, minute, src)
-        ambiguous = not part and not m[4] and 1 <= hour <= 11
+        # "quarter to one" with no am/pm is 12:45 or 0:45, whichever comes first, like any hour said without them
+        ambiguous = not part and not m[4] and 0 <= hour <= 11 and (hour > 0 or m[2] == "to")
         return _meridiem(hour, late, part), minute, ambiguous, t[: m.start()] + t[m.end() :]
     found = [m for m in _CLOCK.finditer(t) if m[2] is not None or m[3] or m[0].startswith("at") or not _is_day_number(t, m)]
     for m in sorted(found, key=lambda m: not m[0].startswith("at")):  # "december 25 2026 at 9": the "at" one
