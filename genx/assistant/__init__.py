@@ -4,7 +4,9 @@ Owns: :class:`AssistantGenerator` (:mod:`.generator`: pre-match, then the
 offline intent router for the in-process model or native tool calls for the
 others, every path through :class:`~genx.toolrounds.ToolRounds`), the
 deterministic pre-match (:mod:`.prematch`, its phrasings per tool in
-:mod:`.prematch_clock`, :mod:`.prematch_numbers`, :mod:`.prematch_timers`),
+:mod:`.prematch_clock`, :mod:`.prematch_numbers`, :mod:`.prematch_timers`, and the other
+``prematch_*`` modules, each one family of what speakers wrap around a request that is
+cleaned or rewritten before those match: asides, scenes, idioms, corrections, slang, …),
 whether a slot value reads with its tool's parser (:mod:`.slot_reads`), how their patterns compile (:mod:`.patterns`), intents
 and the router rules built from the tool schemas (:mod:`.intents`), the
 grammar-constrained model router (:mod:`.router`) and the guards that make it
