@@ -254,6 +254,8 @@ SETS = (
     "heldout20",
     "heldout21",
     "heldout22",
+    "heldout23",
+    "heldout24",
     "tuning",
 )
 
