@@ -256,6 +256,7 @@ SETS = (
     "heldout22",
     "heldout23",
     "heldout24",
+    "heldout25",
     "tuning",
 )
 
