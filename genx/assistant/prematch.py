@@ -23,8 +23,9 @@ phrasings, "time Tokyo", "which time is now in Moscow", "remember me to …", "c
 alarm", a yes/no check after the time or the date, a parent called after a question, :mod:`.prematch_plain`; "an hour
 and a quarter", a request, then "please" and a clause or "so I don't …", :mod:`.prematch_everyday`; "half seven", "what
 the time is in …", "to day", "said an alarm", "which day falls Easter", "if I divide 96 by 8, what I get",
-:mod:`.prematch_idioms`), else ``None`` and the model router
-(or the cloud model) decides. The phrasings live with their tools:
+:mod:`.prematch_idioms`; "… lah", "… eh", "can set … or not", "sweet as, …", a clause after a pause saying what a question's
+value is, ", that's when my visa runs out", ", not needed anymore" after a cancel, :mod:`.prematch_particles`), else ``None`` and the
+model router (or the cloud model) decides. The phrasings live with their tools:
 :mod:`.prematch_clock` (time, dates), :mod:`.prematch_numbers` (arithmetic,
 conversions), :mod:`.prematch_timers` (setting timers, alarms, reminders),
 :mod:`.prematch_manage` (listing and cancelling them). Slots are the words as said, spoken numbers as digits; the
@@ -66,6 +67,7 @@ from genx.assistant.prematch_hours import twelve_hour
 from genx.assistant.prematch_idioms import idiom_words
 from genx.assistant.prematch_manage import match_cancel, match_list
 from genx.assistant.prematch_numbers import match_calc, match_convert
+from genx.assistant.prematch_particles import after_whole_request, particle_words
 from genx.assistant.prematch_plain import before_check, match_still_set, match_terse_time, usual_words, without_kin
 from genx.assistant.prematch_questions import after_own_question
 from genx.assistant.prematch_regional import standard_words
@@ -184,7 +186,9 @@ def clean_utterance(text: str) -> str:
     t = _MIND_GERUND.sub(lambda m: m[1] + _BASE[m[2].lower()], t)
     t = twelve_hour(standard_words(plain_words(_LIKE.sub(r"\1 ", _HESITATION.sub(_hesitation, t)))))
     for _ in range(3):
-        t = idiom_words(everyday_words(usual_words(_TAIL.sub("", _VOCATIVE.sub("", unaddressed(_LEAD.sub("", t)))).strip(" ?!.,"))))
+        t = particle_words(
+            idiom_words(everyday_words(usual_words(_TAIL.sub("", _VOCATIVE.sub("", unaddressed(_LEAD.sub("", t)))).strip(" ?!.,"))))
+        )
         if not _REMINDING.search(t):
             t = _AGAIN.sub("", t)
     return t
@@ -225,7 +229,15 @@ def _prematch(text: str) -> Intent | None:
     direct = _match(t)
     if direct is not None and not all(reads(name, value) for name, value in direct.arguments.items()):
         # "a timer for hold on Sam put that down ten minutes"; "how many days until easter my kids keep asking"
-        direct = without_aside(t, _match) or _before_reason(t) or without_kin(t, _match) or before_tail(t, _match) or direct
+        # "… in Perth, that's where my brother lives": the value clause after a pause is no part of the place
+        direct = (
+            without_aside(t, _match)
+            or _before_reason(t)
+            or without_kin(t, _match)
+            or before_tail(t, _match)
+            or after_whole_request(t, clean_utterance, _match)
+            or direct
+        )
     return (
         first_of_two(t, _match)
         or echoed(t, _match, amounts=False)
@@ -241,6 +253,7 @@ def _prematch(text: str) -> Intent | None:
         or before_tail(t, _match)
         or without_aside(t, _match)
         or echoed(t, _match)
+        or after_whole_request(t, clean_utterance, _match)
     )
 
 

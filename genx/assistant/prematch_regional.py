@@ -20,9 +20,9 @@ _TABLE = rewrites(
         (r"(?<!\bto )\bgive us\b", "give me"),  # British: "give us a timer" ("… to give us a call" is someone else's)
         (r"\bhave (i|you|we) (any|the|an?)\b", r"have \1 got \2"),  # British: "have I any alarms on", "have you the time"
         (
-            r"\b(?:pop|stick|bung) (an?|the|my|me an?) (?=(?:[a-z]+ )?(?:timer|countdown|alarm|reminder)\b)",
+            r"\b(?:pop|stick|bung|chuck|whack|slap) (?:on )?(an?|the|my|me an?) (?=(?:[a-z]+ )?(?:timer|countdown|alarm|reminder)\b)",
             r"put \1 ",
-        ),  # British: "pop a timer on"
+        ),  # British: "pop a timer on"; NZ/Australian: "chuck on a timer", "whack a timer on"
     )
 )
 
