@@ -257,6 +257,7 @@ SETS = (
     "heldout23",
     "heldout24",
     "heldout25",
+    "heldout26",
     "tuning",
 )
 
