@@ -9,8 +9,8 @@
   "bruh", "fam" unless someone's ("my bro", "the fam");
 - "let me" before a tool's verb is the request itself ("lemme convert 2 miles …", "let me set a reminder …"); "let me
   see my/the …" is "show me …"; "let me get a/an …" is "get me a/an …";
-- "time check" as the whole request is "what time is it"; "what <things> I got/I have …" is the list question "what
-  <things> have I got …".
+- "time check" as the whole request is "what time is it"; "(I) need the time/date (in X)" is the question; "what
+  <things> I got/I have …" is the list question "what <things> have I got …".
 
 Whole words only, case-insensitively; each rewrite is one linear pass.
 """
@@ -46,6 +46,8 @@ _TABLE = rewrites(
         (r"\blet me see (?=(?:my|the|all|what)\b)", "show me "),
         (r"\blet me get (?=(?:a|an)\b)", "get me "),
         (r"^time check$", "what time is it"),
+        # the subject dropped, as texted: "need the time in London" (not "need the time off")
+        (r"^ *(?:i )?need (?:to know )?the (time|date)(?=$| in )", r"what's the \1"),
         (r"\bwhat (timers|alarms|reminders|countdowns) (?:i|we) (?:got|have|have got)\b", r"what \1 have I got"),
         # "like" before an amount is a filler: "how many ml is like 2 cups"
         (r"\b(is|are|was|'s) like,? (?=\d)", r"\1 "),

@@ -205,3 +205,30 @@ def test_hesitations_thinking_aloud_and_a_stray_last_word_are_no_part_of_the_req
 @pytest.mark.parametrize("text", ["um, hmm", "let me think", "wait wait wait", "no no no"])
 def test_disfluency_with_no_request_leaves_it_to_the_model(text: str) -> None:
     assert prematch(text) is None, text
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "slots"),
+    [
+        ("start a time for 90 seconds", "set_timer", {"duration": "90 seconds"}),
+        ("set the time for twenty minutes", "set_timer", {"duration": "20 minutes"}),
+    ],
+)
+def test_time_heard_for_timer_before_a_length_of_time_is_a_timer(text: str, tool: str, slots: dict[str, Any]) -> None:
+    _check(text, tool, slots)
+
+
+def test_a_time_for_an_event_is_no_timer() -> None:
+    assert prematch("set a time for the meeting") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "slots"),
+    [("need the time in Perth", "current_time", {"place": "Perth"}), ("i need the date ngl", "date_info", {})],
+)
+def test_a_question_texted_without_its_subject_is_the_question(text: str, tool: str, slots: dict[str, Any]) -> None:
+    _check(text, tool, slots)
+
+
+def test_needing_time_off_is_no_question() -> None:
+    assert prematch("need the time off work") is None
