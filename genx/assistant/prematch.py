@@ -24,7 +24,10 @@ alarm", a yes/no check after the time or the date, a parent called after a quest
 and a quarter", a request, then "please" and a clause or "so I don't …", :mod:`.prematch_everyday`; "half seven", "what
 the time is in …", "to day", "said an alarm", "which day falls Easter", "if I divide 96 by 8, what I get",
 :mod:`.prematch_idioms`; "… lah", "… eh", "can set … or not", "sweet as, …", a clause after a pause saying what a question's
-value is, ", that's when my visa runs out", ", not needed anymore" after a cancel, :mod:`.prematch_particles`), else ``None`` and the
+value is, ", that's when my visa runs out", ", not needed anymore" after a cancel, :mod:`.prematch_particles`; "u", "wat",
+"rn", "ngl", "bro", "lemme", "time check", :mod:`.prematch_shorthand`; stutters, restarts after a pause, hesitations and a
+stray last word, "what's the, um, what's the time", :mod:`.prematch_disfluency`; the value said first, "ten minutes. set a
+timer", a clause of context around a whole request, "where my sister lives in X", :mod:`.prematch_context`), else ``None`` and the
 model router (or the cloud model) decides. The phrasings live with their tools:
 :mod:`.prematch_clock` (time, dates), :mod:`.prematch_numbers` (arithmetic,
 conversions), :mod:`.prematch_timers` (setting timers, alarms, reminders),
@@ -61,7 +64,9 @@ from genx.assistant.intents import Intent
 from genx.assistant.prematch_asides import echoed, first_of_two, without_aside
 from genx.assistant.prematch_backref import match_back_reference
 from genx.assistant.prematch_clock import match_date, match_time
+from genx.assistant.prematch_context import around_context, context_words
 from genx.assistant.prematch_correction import corrected, restarts
+from genx.assistant.prematch_disfluency import fluent
 from genx.assistant.prematch_everyday import before_tail, everyday_words
 from genx.assistant.prematch_hours import twelve_hour
 from genx.assistant.prematch_idioms import idiom_words
@@ -72,6 +77,7 @@ from genx.assistant.prematch_plain import before_check, match_still_set, match_t
 from genx.assistant.prematch_questions import after_own_question
 from genx.assistant.prematch_regional import standard_words
 from genx.assistant.prematch_scene import COMMAND, REQUEST, after_scene
+from genx.assistant.prematch_shorthand import shorthand_words
 from genx.assistant.prematch_slang import match_nudge, plain_words
 from genx.assistant.prematch_speech import addressed, collapse_repeats, said_twice, unaddressed
 from genx.assistant.prematch_timers import match_alarm, match_reminder, match_timer
@@ -179,15 +185,18 @@ def clean_utterance(text: str) -> str:
     t = text.replace("’", "'").replace("‘", "'")
     t = re.sub(r":\s+", ", ", t)  # "a reminder for noon: lunch with Dave" is a pause; 7:30 stays
     t = re.sub(r"(?<!\d):|:(?!\d)", " ", t)
-    t = collapse_repeats(said_twice(" ".join(t.split()).strip(" ?!.,")))
+    t = fluent(shorthand_words(" ".join(t.split()).strip(" ?!.,")))  # stutters, restarts, slang: before the rest reads words
+    t = collapse_repeats(said_twice(t))
     t = re.sub(r"[?!]+ +", ", ", t)  # two questions in a row are two clauses: "is it late in Rome? what time is it there"
     t = _SPELT.sub(_spelt, t)
     t = _BARE_CONTRACTION.sub(_apostrophe, t)
     t = _MIND_GERUND.sub(lambda m: m[1] + _BASE[m[2].lower()], t)
     t = twelve_hour(standard_words(plain_words(_LIKE.sub(r"\1 ", _HESITATION.sub(_hesitation, t)))))
     for _ in range(3):
-        t = particle_words(
-            idiom_words(everyday_words(usual_words(_TAIL.sub("", _VOCATIVE.sub("", unaddressed(_LEAD.sub("", t)))).strip(" ?!.,"))))
+        t = context_words(
+            particle_words(
+                idiom_words(everyday_words(usual_words(_TAIL.sub("", _VOCATIVE.sub("", unaddressed(_LEAD.sub("", t)))).strip(" ?!.,"))))
+            )
         )
         if not _REMINDING.search(t):
             t = _AGAIN.sub("", t)
@@ -254,6 +263,7 @@ def _prematch(text: str) -> Intent | None:
         or without_aside(t, _match)
         or echoed(t, _match)
         or after_whole_request(t, clean_utterance, _match)
+        or around_context(t, clean_utterance, _match)
     )
 
 

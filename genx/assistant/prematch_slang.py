@@ -10,8 +10,9 @@ before an alarm's time with am/pm ("an alarm four 7 am" → "for 7 am"), "an our
 follows a number ("ten divided by for" → "divided by four"), after "convert" before a unit and its target ("convert to
 pints into litres" → "convert two pints …"), and at the end of a cancelled timer's number ("stop timer to" → "timer
 two"). Elsewhere the words stay: "I'm off to bed", "waiting for for ever" are no numbers. Short names of a unit after a
-number are the unit ("500 gigs" → "500 gigabytes"; "a gig" is a concert). "The same timer again" is another one ("same
-timer again, eight minutes" → "another timer, eight minutes"). Whole words only, case-insensitively.
+number are the unit ("500 gigs" → "500 gigabytes"; "a gig" is a concert). "Set a time for 50 seconds" is a timer: "time"
+heard for "timer" before a length of time. "The same timer again" is another one ("same timer again, eight minutes" →
+"another timer, eight minutes"). Whole words only, case-insensitively.
 
 :func:`match_nudge` reads a request for a nudge, "ping me" or "give me a shout", as what it asks: a reminder when it
 says what to do ("ping me in 10 minutes to stretch" is "remind me in 10 minutes to stretch"), else a timer when it says
@@ -72,6 +73,8 @@ _SLANG = rewrites(
         (r"\b(\d+(?:\.\d+)?|[a-z]+ty|hundred|thousand|one|two|three|four|five|six|seven|eight|nine|ten) gigs\b", r"\1 gigabytes"),
         (r"\b(\d+(?:\.\d+)?|[a-z]+ty|hundred|thousand|one|two|three|four|five|six|seven|eight|nine|ten) megs\b", r"\1 megabytes"),
         (r"\b(?:the )?same (timer|countdown|alarm) again\b", r"another \1"),
+        # "time" heard for "timer" before a length of time: "set a time for 50 seconds" (not "a time for the meeting")
+        (rf"\b((?:set|start|put on) (?:a|the|another)) time (?=for (?:\d+|[a-z]+(?:[ -][a-z]+)?){_TIME_UNIT})", r"\1 timer "),
     )
 )
 _AT_HOUR = rewrites(
