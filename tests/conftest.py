@@ -37,6 +37,17 @@ def pulse_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PulseServer]
 
 
 @pytest.fixture(autouse=True)
+def _private_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test has its own config, data and state directories (``platformdirs`` reads the XDG variables, and so do
+    the ``parley`` processes a test starts): no test reads or changes the user's settings, reminders, memory or
+    conversations. A spoken "remind me to call my mother tomorrow" in a voice test sets a real reminder, and one left
+    due in the user's directory fired during another test's answer."""
+    root = tmp_path_factory.mktemp("xdg")
+    for var, sub in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_STATE_HOME", "state")):
+        monkeypatch.setenv(var, str(root / sub))
+
+
+@pytest.fixture(autouse=True)
 def _quiet_microphone_after_each_audio_test(request: pytest.FixtureRequest) -> Iterator[None]:
     """Speech a test started into the shared server's microphone stops with the test (it leaked into the next one)."""
     server = request.getfixturevalue("pulse_env") if "pulse_env" in request.fixturenames else None
