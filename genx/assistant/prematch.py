@@ -70,7 +70,7 @@ from genx.assistant.prematch_disfluency import fluent
 from genx.assistant.prematch_everyday import before_tail, everyday_words
 from genx.assistant.prematch_hours import twelve_hour
 from genx.assistant.prematch_idioms import idiom_words
-from genx.assistant.prematch_manage import match_cancel, match_list
+from genx.assistant.prematch_manage import match_cancel, match_list, taken_back
 from genx.assistant.prematch_numbers import match_calc, match_convert
 from genx.assistant.prematch_particles import after_whole_request, particle_words
 from genx.assistant.prematch_plain import before_check, match_still_set, match_terse_time, usual_words, without_kin
@@ -231,7 +231,7 @@ def prematch(text: str) -> Intent | None:
 
 def _prematch(text: str) -> Intent | None:
     t = clean_utterance(text)
-    if not t or len(t) > 200:
+    if not t or len(t) > 200 or taken_back(t):
         return None
     if (fixed := corrected(t)) is not None:  # "… eight minutes, actually make it twelve": the request is the rewrite
         t = fixed

@@ -21,7 +21,7 @@ from genx.assistant.intents import Intent
 from genx.assistant.patterns import rx as _rx
 from genx.toolbox.numwords import words_to_numbers
 
-__all__ = ["match_cancel", "match_list"]
+__all__ = ["match_cancel", "match_list", "taken_back"]
 
 
 _KINDS = r"(?:timers?|alarms?|reminders?|countdowns?)"
@@ -126,6 +126,32 @@ _RETHINK = (
     r"on second thoughts?|i changed my mind|changed my mind|i've changed my mind|oops|whoops|that was wrong|that's wrong|"
     r"my mistake|my bad|that was a mistake)[ ,]+)*"
 )
+#: The request taken back after a pause, at its end: "set a timer for 10 minutes, never mind". Nothing is set and
+#: nothing is cancelled (nothing was set yet). The pause is what makes it a retraction: "remind me to tell him never
+#: mind" is a reminder.
+_RETRACTED = (
+    r"(?:never ?mind|forget it|forget that|scratch that|don't bother|do not bother|ignore that|ignore me|cancel that|"
+    r"i changed my mind|changed my mind|i've changed my mind)"
+)
+#: ... or found needless: a retraction after a request to set something, a reason after a cancel ("cancel the timer,
+#: not needed anymore" cancels it).
+_NEEDLESS = r"(?:no need|not needed|(?:i )?don't need (?:it|that|one)|(?:it )?doesn't matter)"
+_TAKEN_BACK = _rx(
+    rf"(?P<request>.+?), (?:(?:actually|oh|no|nah|wait|hmm|um|sorry|oops|ok|okay)[ ,]+)*"
+    rf"(?:(?P<retracted>{_RETRACTED})|{_NEEDLESS})(?: any ?more| after all| then| now| actually)?"
+)
+_CANCEL_START = _rx(rf"{_RETHINK}{_CANCEL_VERB}\b")
+_ONLY_RETHINK = _rx(_RETHINK)
+
+
+def taken_back(t: str) -> bool:
+    """``t`` (a cleaned utterance) takes its own request back at the end, after a pause (see :data:`_TAKEN_BACK`)."""
+    m = _TAKEN_BACK.fullmatch(t)
+    if m is None or _ONLY_RETHINK.fullmatch(m["request"] + ", "):  # "never mind, cancel that" cancels what was set
+        return False
+    return m["retracted"] is not None or not _CANCEL_START.match(m["request"])
+
+
 _CANCEL = [
     _rx(rf"{_RETHINK}{_CANCEL_VERB} {_WHICH}(?:{_FOR_GOOD}| please| now)?"),
     _rx(rf"(?:turn|switch|shut) {_WHICH} off"),
