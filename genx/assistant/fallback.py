@@ -38,7 +38,6 @@ __all__ = ["ROUTER_BUDGET_S", "model_fallback", "said", "trusted", "values_read"
 log = logging.getLogger(__name__)
 
 
-
 _NUMBER = (
     r"(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
     r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|half|an?)\b)"

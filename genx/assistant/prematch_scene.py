@@ -21,9 +21,12 @@ from genx.assistant.prematch_questions import names_a_place
 
 __all__ = ["COMMAND", "REQUEST", "after_scene"]
 
+#: The verbs a command starts with (what is asked of a tool, not a question).
+_COMMAND_VERBS = "set|start|put|give me|make|remind|wake|cancel|stop|delete|remove|turn off"
+COMMAND = re.compile(rf"(?:{_COMMAND_VERBS})\b", re.IGNORECASE)
 #: How a request starts (a command, a question, or "(tell me) the time"); a clause before it only sets the scene.
 REQUEST = re.compile(
-    r"(?:set|start|put|give me|make|remind|wake|get me up|cancel|stop|delete|remove|turn off|switch off|shut off|get rid of|scrap|"
+    rf"(?:{_COMMAND_VERBS}|get me up|switch off|shut off|get rid of|scrap|"
     r"kill|dismiss|clear|silence|disable|what|what's|whats|how|when|which|"
     r"convert|calculate|work out|tell me|list|show|can you|could you|would you|you can|please|the time|the date|any)\b",
     re.IGNORECASE,
@@ -47,7 +50,6 @@ _THING_SCENE = re.compile(
 #: A clause about a thing ("the kids keep asking", "my jug only does cups") sets the scene for a request that says its
 #: own value (a date, a place, an amount): the clause cannot be what it asks about.
 _TOPIC = re.compile(r"(?:the|my|our|his|her|their) [a-z]+ [a-z']+", re.IGNORECASE)
-COMMAND = re.compile(r"(?:set|start|put|give me|make|remind|wake|cancel|stop|delete|remove|turn off)\b", re.IGNORECASE)
 #: A clause about the speaker's own clock or calendar failing ("the clock in the shed is dead", "my watch stopped"): why
 #: the bare time or date is asked, not what it is about. A timer or an alarm is no clock ("the timer went off, what's the
 #: time" may ask when), and a clause saying a day, a time or an event of its own may be what the question is about.

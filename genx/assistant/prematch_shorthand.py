@@ -1,7 +1,8 @@
-"""Young people's slang and texting shorthand the pre-match reads as the plain words (round 22).
+"""Slang, informal spellings and texting shorthand the pre-match reads as the plain words (round 22).
 
 :func:`shorthand_words` rewrites the raw utterance (one line, before the other cleaning) word by word:
 
+- informal spellings: "gimme" → "give me", "wanna" → "want to", "gonna" → "going to", "gotta" → "got to";
 - shorthand for a word: "u" → "you", "ur" → "your", "wat"/"wut" → "what", "rn" → "right now", "rite" → "right", "pls"/"plz"
   → "please", "thx" → "thanks", "fer" → "for", "lemme" → "let me", "do u no" → "do you know"; a single "u" between other
   single letters is a spelt word ("u t c") and stays;
@@ -39,6 +40,10 @@ _TABLE = rewrites(
         (r"\b(?:thx|thnx|ty)$", "thanks"),
         (r"\bfer\b", "for"),
         (r"\blemme\b", "let me"),
+        (r"\bgimme\b", "give me"),
+        (r"\bwanna\b", "want to"),
+        (r"\bgonna\b", "going to"),
+        (r"\bgotta\b", "got to"),
         # fillers: no word of the request, with the pause around them
         (r",? ?\b(?:fr|ngl|lowkey|highkey|tbh|tbf|lol|lmao|omg|ugh|istg|deadass)\b,?", ""),
         (rf",? ?{_SOMEONES}\b(?:bro|bruh|fam|bestie)\b,?", ""),

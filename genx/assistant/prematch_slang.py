@@ -1,7 +1,8 @@
-"""Casual speech the pre-match reads as the plain words: slang leads, and Whisper's homophones of a number.
+"""Casual speech the pre-match reads as the plain words: requests for a reminder said casually, and Whisper's homophones
+of a number. Informal spellings of plain words ("gimme", "wanna", "lemme") are :mod:`.prematch_shorthand`'s, read first.
 
-:func:`plain_words` rewrites a small table of slang ("gimme" → "give me", "wanna" → "want to", "gonna" → "going to"; "I
-wanna be reminded to …" → "remind me to …"; "gonna need a reminder …" → "I need a reminder …") and the words a
+:func:`plain_words` rewrites casual leads ("I want to be reminded to …" → "remind me to …"; "going to need a reminder …"
+→ "I need a reminder …") and the words a
 transcriber writes for a number where only a number can stand: after "for" or "in" before a unit of time ("a timer for
 to minutes" → "for two minutes", "in for hours" → "in four hours"), after "at" in a wake-up or an alarm ("wake me at for
 thirty" → "at four thirty"; "for" too, "an alarm for to thirty"), "too" for "to" after "remind me" ("remind me too call
@@ -45,29 +46,25 @@ _OPERATOR = r"(?:times|plus|minus|divided by|multiplied by|over)"
 _UNITS = r"(?:minutes?|mins?|hours?|hrs?|seconds?|secs?|days?|weeks?|months?|years?|times)"
 _WAKE = _rx(r"\b(?:wake|alarm|get me up|get up)\b")
 
+#: The words a transcriber writes for "two" and "four" where they sound alike, and the number each stands for.
+_HOMOPHONES = (("(?:to|too)", "two"), ("(?:for|fore)", "four"))
+
 _SLANG = rewrites(
     (
-        (r"\bgimme\b", "give me"),
-        (r"\bwanna\b", "want to"),
-        (r"\bgonna\b", "going to"),
-        (r"\bgotta\b", "got to"),
         # being reminded, asked for: "I'd like to be reminded to …" is "remind me to …"
         (r"\b(?:i(?:'d| would) like|(?:i )?(?:want|need|wish)) to be reminded\b", "remind me"),
         (r"\b(?:i'm |i am )?going to need (?=(?:a|an) (?:reminder|alarm|timer)\b)", "I need "),
         # a number heard as a word where only a number can stand
-        (rf"\b(for|in) (?:to|too)\b{_TIME_UNIT}", r"\1 two"),
-        (rf"\b(for|in) (?:for|fore)\b{_TIME_UNIT}", r"\1 four"),
+        *((rf"\b(for|in) {said}\b{_TIME_UNIT}", rf"\1 {n}") for said, n in _HOMOPHONES),
         (r"\b(remind (?:me|us|him|her|them)) too\b", r"\1 to"),
         (rf"\b(remind (?:me|us|him|her|them)) two\b(?! (?:and a half )?{_UNITS}\b)(?= [a-z])", r"\1 to"),
-        (rf"^((?:what's|what is|how much is|calculate|work out) )(?:for|fore)\b(?= {_OPERATOR}\b)", r"\1four"),
-        (rf"^((?:what's|what is|how much is|calculate|work out) )(?:to|too)\b(?= {_OPERATOR}\b)", r"\1two"),
+        *((rf"^((?:what's|what is|how much is|calculate|work out) ){said}\b(?= {_OPERATOR}\b)", rf"\1{n}") for said, n in _HOMOPHONES),
         (
             r"\b(alarm|alarm clock|wake me|wake me up|remind me|reminder) (?:four|fore)\b(?= \d{1,2}(?::\d\d)? ?[ap]\.?m\.?(?: |$))",
             r"\1 for",
         ),
         (r"\b(an|half an) our\b", r"\1 hour"),
-        (rf"\b({_NUMBER} {_OPERATOR}) (?:to|too)\b(?= |$)", r"\1 two"),
-        (rf"\b({_NUMBER} {_OPERATOR}) (?:for|fore)\b(?= |$)", r"\1 four"),
+        *((rf"\b({_NUMBER} {_OPERATOR}) {said}\b(?= |$)", rf"\1 {n}") for said, n in _HOMOPHONES),
         (r"^(convert|change) (?:to|too) (?=[a-z]+ (?:to|into|in) [a-z])", r"\1 two "),
         (r"^((?:cancel|stop|delete|remove|kill|end) (?:the )?(?:timer|alarm|reminder|countdown|number)) (?:to|too)$", r"\1 two"),
         (r"\b(\d+(?:\.\d+)?|[a-z]+ty|hundred|thousand|one|two|three|four|five|six|seven|eight|nine|ten) gigs\b", r"\1 gigabytes"),
@@ -77,16 +74,11 @@ _SLANG = rewrites(
         (rf"\b((?:set|start|put on) (?:a|the|another)) time (?=for (?:\d+|[a-z]+(?:[ -][a-z]+)?){_TIME_UNIT})", r"\1 timer "),
     )
 )
-_AT_HOUR = rewrites(
-    (
-        (rf"\b(at|for) (?:to|too)\b{_CLOCK_REST}", r"\1 two"),
-        (rf"\b(at|for) (?:for|fore)\b{_CLOCK_REST}", r"\1 four"),
-    )
-)
+_AT_HOUR = rewrites(tuple((rf"\b(at|for) {said}\b{_CLOCK_REST}", rf"\1 {n}") for said, n in _HOMOPHONES))
 
 
 def plain_words(text: str) -> str:
-    """``text`` with the table's slang and number homophones rewritten (module docstring)."""
+    """``text`` with the table's casual leads and number homophones rewritten (module docstring)."""
     text = rewrite(text, _SLANG)
     return rewrite(text, _AT_HOUR) if _WAKE.search(text) else text
 

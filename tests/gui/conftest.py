@@ -41,8 +41,10 @@ class MemoryKeyring(keyring.backend.KeyringBackend):
 
 @pytest.fixture(autouse=True)
 def _isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Nothing a GUI test does touches the real user's config, data, logs or keyring."""
-    for var, sub in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_STATE_HOME", "state"), ("XDG_CACHE_HOME", "cache")):
+    """Nothing a GUI test does touches the real user's config, cache or logs, nor another instance's socket (data and
+    state are each test's own already: ``tests/conftest.py``). The config directory is the test's ``tmp_path / "config"``,
+    where ``PARLEY_CONFIG`` points, so the settings and the window state sit side by side as in the app."""
+    for var, sub in (("XDG_CONFIG_HOME", "config"), ("XDG_CACHE_HOME", "cache")):
         monkeypatch.setenv(var, str(tmp_path / sub))
     monkeypatch.setenv("PARLEY_LOG_DIR", str(tmp_path / "logs"))
     monkeypatch.setenv("PARLEY_CONFIG", str(tmp_path / "config" / "parley" / "config.toml"))
