@@ -17,7 +17,7 @@ from app.audio.backend import StreamCallback
 from app.audio.devices import StreamFormat
 from app.audio.link import AudioEvent, DeviceLink
 from app.audio.pcm import SILENCE_DBFS
-from app.audio.player_routes import _Report, _Route
+from app.audio.player_routes import DOUBT_CLEARS_S, _heard_frames, _Report, _Route
 from app.audio.player_state import _call, _PlayerState
 
 _EVENT_COALESCE_S = 1.0
@@ -123,6 +123,12 @@ class _Callback(_PlayerState):
                         "underrun", "output", link.device_label, f"{what}; silence inserted", count=self.underruns + self.device_underflows
                     )
                 )
+        if device_underflow:
+            for dry in self._routes.values():
+                if dry.started and not dry.ended:
+                    dry.clean_frames = 0
+                    if dry.doubt_from is None:
+                        dry.doubt_from = _heard_frames(dry.timeline, dac_at)  # what was audible before the gap
         if reports:
             self._space.set()
             now = self._clock()
@@ -132,6 +138,10 @@ class _Callback(_PlayerState):
                 if r is None or r.ended:
                     continue
                 r.frames_played = after
+                if r.doubt_from is not None and not device_underflow:
+                    r.clean_frames += after - before
+                    if r.clean_frames >= DOUBT_CLEARS_S * rate:
+                        r.doubt_from = None
                 t0, t1 = dac_at + f0 / rate, dac_at + f1 / rate
                 if after > before:
                     r.timeline.append((t0, t1, before, after))

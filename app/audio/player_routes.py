@@ -61,6 +61,8 @@ class _Route:
     __slots__ = (
         "audible_at",
         "bad_format",
+        "clean_frames",
+        "doubt_from",
         "ended",
         "eos",
         "fmt",
@@ -89,8 +91,16 @@ class _Route:
         self.bad_format = False
         self.started = False  # audio of it reached the callback buffer
         self.audible_at = 0.0
+        # the device ran dry while it played: frames after doubt_from may have been lost (PulseAudio drops audio
+        # handed out then) and count as heard only after clean_frames of clean playback (DOUBT_CLEARS_S)
+        self.doubt_from: int | None = None
+        self.clean_frames = 0
         # (audible_from, audible_to, frames_before, frames_after) per callback block
         self.timeline: deque[tuple[float, float, int, int]] = deque(maxlen=_TIMELINE_LEN)
+
+
+#: after the device ran dry, this much playback without it again before what was played counts as heard
+DOUBT_CLEARS_S = 0.5
 
 
 def _heard_frames(timeline: deque[tuple[float, float, int, int]], now: float) -> int:

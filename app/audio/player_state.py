@@ -104,6 +104,8 @@ class _PlayerState:
         dev_rate = self._fmt.rate if self._fmt is not None else src_rate
         played = min(r.received, round(frames * src_rate / dev_rate)) if dev_rate else 0
         heard_frames = _heard_frames(r.timeline, now)
+        if r.doubt_from is not None:  # the device ran dry: what was handed out since may not have been heard
+            heard_frames = min(heard_frames, r.doubt_from)
         heard = min(played, round(heard_frames * src_rate / dev_rate)) if dev_rate else 0
         return PlayedPosition(
             stream_id=r.sid,
