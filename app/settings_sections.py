@@ -43,8 +43,9 @@ class LoopSettings(Spec):
     wake_word: bool = False  # hands-free listens only after the wake phrase (then follow_up_s without it)
     wake_word_model: str = Field(default="hey_jarvis", min_length=1)  # okay_nabu, hey_jarvis, alexa, hey_mycroft or a .json path
     wake_word_threshold: float | None = Field(default=None, gt=0.0, lt=1.0)  # unset: the model's own cutoff
-    # "micro": microWakeWord; "openwakeword": openWakeWord (pyopen-wakeword, CC BY-NC-SA models); "both": either one
-    wake_word_engine: Literal["micro", "openwakeword", "both"] = "micro"
+    # "micro": microWakeWord; "openwakeword": openWakeWord (pyopen-wakeword, CC BY-NC-SA models); "both": either one;
+    # "spotter": microWakeWord or the phrase said alone, spotted by its shape and confirmed by Whisper
+    wake_word_engine: Literal["micro", "openwakeword", "both", "spotter"] = "micro"
     # openWakeWord's detections are confirmed by Whisper reading the phrase (it then listens at its model's own threshold)
     wake_word_confirm: bool = True
     follow_up_s: float = Field(default=8.0, ge=1.0, le=120.0)  # after an answer, speech needs no wake word this long

@@ -133,6 +133,8 @@ def build_wake_detector(loop_s: Any) -> tuple[Any, str]:
 
     engine, model, threshold = loop_s.wake_word_engine, loop_s.wake_word_model, loop_s.wake_word_threshold
     notes: list[str] = []
+    if engine == "spotter":
+        return _micro_and_spotter(model, threshold)
     if engine == "openwakeword":
         try:
             return _openwakeword(loop_s, threshold, notes), "; ".join(notes)
@@ -155,6 +157,34 @@ def build_wake_detector(loop_s: Any) -> tuple[Any, str]:
     if oww is None:
         return micro, oww_off
     return AnyOfDetector([micro, oww]), "; ".join(notes)
+
+
+def _micro_and_spotter(model: str, threshold: float | None) -> tuple[Any, str]:
+    """``"spotter"``: microWakeWord, or the phrase said alone (``genx.local.wake_spotter``) as Whisper confirms it, on
+    a thread of its own. Beside the spotter microWakeWord listens at ``TUNED_BESIDE_CONFIRMED`` unless a threshold is
+    set. Whisper that cannot load leaves microWakeWord alone, with a warning."""
+    from genx.errors import GenxError
+    from genx.local.wake_confirm import ConfirmedDetector, WhisperWakeCheck
+    from genx.local.wake_ensemble import AnyOfDetector, BackgroundDetector
+    from genx.local.wake_spotter import PhraseSpotter
+    from genx.local.wakeword import TUNED_BESIDE_CONFIRMED, WakeWordDetector
+    from genx.local.whisper import WhisperDecoder
+
+    check: WhisperWakeCheck | None = None
+    off = ""
+    try:
+        check = WhisperWakeCheck(WhisperDecoder())
+    except (GenxError, OSError) as e:
+        off = f"the wake phrase spotter is off, microWakeWord alone listens: {e}"
+    if threshold is None and check is not None:
+        threshold = TUNED_BESIDE_CONFIRMED.get(model)
+    try:
+        micro = WakeWordDetector([model], threshold=threshold)
+    except (GenxError, OSError) as e:
+        return None, f"wake word off, Parley listens to all speech: {e}"
+    if check is None:
+        return micro, off
+    return AnyOfDetector([micro, BackgroundDetector(ConfirmedDetector(PhraseSpotter(micro.phrases[0]), check))]), ""
 
 
 def _openwakeword(loop_s: Any, threshold: float | None, notes: list[str]) -> Any:

@@ -16,7 +16,10 @@ Measured:
 * detection latency: the detection's stream time minus the end of the spoken phrase (last 10 ms frame above
   -45 dBFS) — the audio the detector needs after the phrase; the compute per chunk comes on top;
 * CPU per second of audio (process CPU time of the detector alone) and per 20 ms chunk, for one model and
-  for all four sharing one feature front end.
+  for all four sharing one feature front end;
+* the same for the phrase spotter (``genx.local.wake_spotter``: a short stretch of speech, then a pause, checked
+  by Whisper) alone and beside microWakeWord (``[loop] wake_word_engine = "spotter"``), and for openWakeWord
+  and "either engine" when ``pyopen-wakeword`` is installed; the Whisper check's wall time per candidate.
 
 espeak-ng's default male voices (en-us, en-gb, en-029, en-gb-x-rp, +m3, +Annie) score about 0.0 on "hey jarvis" at
 any speed: formant speech is far from the neural voices microWakeWord models are trained on; its false rejects are
@@ -52,6 +55,7 @@ sys.path.insert(0, str(ROOT))
 
 from genx.local.wake_confirm import ConfirmedDetector  # noqa: E402
 from genx.local.wake_ensemble import merge  # noqa: E402
+from genx.local.wake_spotter import PhraseSpotter  # noqa: E402
 from genx.local.wakeword import BUILTIN, StreamDetector, WakeWordDetection, WakeWordDetector  # noqa: E402
 from genx.transformers.audiostream.pcm import resample  # noqa: E402
 
@@ -387,6 +391,8 @@ def probes(model: str, check: TimedCheck | None) -> list[Probe]:
     the Whisper check around it (its unconfirmed detections are kept: :meth:`Probe.unconfirmed`)."""
     out = [Probe("all four models", WakeWordDetector(list(BUILTIN)))]
     out += [Probe(micro_label(model, t), WakeWordDetector([model], threshold=t)) for t in SWEEP]
+    if check is not None:
+        out.append(Probe(SPOTTER + CONFIRMED, ConfirmedDetector(PhraseSpotter(BUILTIN[model]), check), check=check))
     if OWW and check is not None:
         from genx.local.openwakeword import OpenWakeWordDetector
 
@@ -410,6 +416,15 @@ SWEEP: list[float | None] = [None, 0.97, 0.9, 0.8, 0.7, 0.6, 0.5]  # None: Parle
 SWEEP_OWW: list[float | None] = [None, 0.5]  # openWakeWord, ~10x microWakeWord's CPU each: two points
 OWW = importlib.util.find_spec("pyopen_wakeword") is not None
 CONFIRMED = " + whisper"
+
+
+SPOTTER = "phrase spotter"
+#: microWakeWord thresholds scored beside the Whisper-confirmed phrase spotter (every model of it permissively licensed)
+SPOTTER_PAIRS: list[float | None] = [None, 0.8]
+
+
+def spotter_label(m: float | None) -> str:
+    return f"either @ {'default' if m is None else m} + {SPOTTER}{CONFIRMED}"
 
 
 def oww_label(t: float | None, confirmed: bool = False) -> str:
@@ -469,6 +484,8 @@ def run_positives(model: str, items: list[Positive], check: TimedCheck | None) -
         done[p.label] = p
     for m, t, c in EITHER if OWW else []:
         out[either_label(m, t, c)] = rows_of(either(done[micro_label(model, m)], done[oww_label(t, c)]))
+    for m in SPOTTER_PAIRS if check is not None else []:
+        out[spotter_label(m)] = rows_of(either(done[micro_label(model, m)], done[SPOTTER + CONFIRMED]))
     return out
 
 
@@ -508,7 +525,7 @@ def main() -> int:
     piper = Piper()
 
     items = positives(rng, args.positives, BUILTIN[args.model], piper)
-    check = TimedCheck() if OWW else None
+    check = TimedCheck()
     pos = run_positives(args.model, items, check)
     pos_checks = list(check.wall_s) if check else []
     neg, by_kind, gen_s = run_negatives(rng, args.minutes, piper, args.model, check)
@@ -530,6 +547,7 @@ def main() -> int:
         (either_label(m, t, c), either(by_label[micro_label(args.model, m)], by_label[oww_label(t, c)]))
         for m, t, c in (EITHER if OWW else [])
     ]
+    negs += [(spotter_label(m), either(by_label[micro_label(args.model, m)], by_label[SPOTTER + CONFIRMED])) for m in SPOTTER_PAIRS]
     for label, hits in negs:
         rows = pos[label]
         fam = {f: rate([r for r in rows if str(r["source"]).startswith(f)]) for f in ("piper", "flite", "espeak")}
@@ -571,9 +589,15 @@ def main() -> int:
         {"n": len(checks), "p50": round(statistics.median(checks) * 1000), "p95": round(pct(checks, 0.95) * 1000)} if checks else None
     )
     if check_ms:
-        print(f"Whisper check of an openWakeWord detection: p50 {check_ms['p50']} ms, p95 {check_ms['p95']} ms wall (n={len(checks)})")
+        print(f"Whisper check of a candidate: p50 {check_ms['p50']} ms, p95 {check_ms['p95']} ms wall (n={len(checks)})")
     lat_by = {}
-    for label in (oww_label(None), oww_label(0.5, True), either_label(None, None), either_label(0.8, 0.5, True)):
+    for label in (
+        oww_label(None),
+        oww_label(0.5, True),
+        either_label(None, None),
+        either_label(0.8, 0.5, True),
+        *map(spotter_label, SPOTTER_PAIRS),
+    ):
         got = [float(str(r["latency_s"])) for r in pos.get(label, []) if r["latency_s"] is not None]
         if got:
             lat_by[label] = {"p50": round(statistics.median(got) * 1000), "p95": round(pct(got, 0.95) * 1000)}

@@ -12,7 +12,8 @@ the Piper synthesizer for the streamkit TTS pipeline (:mod:`genx.local.piper_tts
 text cleanup in :mod:`genx.local.speakable`), the wake word engines (microWakeWord in
 :mod:`genx.local.wakeword`, ``pymicro-wakeword``; openWakeWord in :mod:`genx.local.openwakeword`;
 either one and a thread of their own in :mod:`genx.local.wake_ensemble`; detections confirmed by
-Whisper in :mod:`genx.local.wake_confirm`), and two small shared pieces: the
+Whisper in :mod:`genx.local.wake_confirm`; the phrase said alone, spotted by the shape of speech, in
+:mod:`genx.local.wake_spotter`), and two small shared pieces: the
 16 kHz mono input format (:mod:`genx.local.pcm`), reading utterance routes
 (:mod:`genx.local.route_input`, the VAD's and the ASR's) and the per-call task wiring of
 a transform (:mod:`genx.local.pump`); and the release build's converters of model files

@@ -162,6 +162,41 @@ def test_both_engines_without_openwakeword_installed_leave_microwakeword_listeni
     det.close()
 
 
+def test_the_spotter_engine_is_microwakeword_stricter_beside_the_phrase_spotter_confirmed_by_whisper_on_its_own_thread() -> None:
+    pytest.importorskip("pymicro_wakeword")
+    from genx.local.wake_confirm import ConfirmedDetector
+    from genx.local.wake_ensemble import AnyOfDetector, BackgroundDetector
+    from genx.local.wake_spotter import PhraseSpotter
+
+    det, warning = build_wake_detector(wake_settings("spotter").loop)
+    assert warning == "" and isinstance(det, AnyOfDetector)
+    assert det.phrases == ["Hey Jarvis"]
+    micro, spotter = det.detectors
+    assert micro.thresholds == [0.8]  # alone it listens at 0.6
+    assert isinstance(spotter, BackgroundDetector) and isinstance(spotter.inner, ConfirmedDetector)
+    assert isinstance(spotter.inner.inner, PhraseSpotter) and spotter.inner.inner.phrases == ["Hey Jarvis"]
+    assert det.process(b"\x00\x00" * 320) == []
+    det.close()
+
+
+def test_the_spotter_engine_without_whisper_leaves_microwakeword_alone_at_its_own_threshold_and_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("pymicro_wakeword")
+    import genx.local.whisper
+    from genx.errors import GenxError
+    from genx.local.wakeword import WakeWordDetector
+
+    def no_whisper(*a: object, **k: object) -> None:
+        raise GenxError("faster-whisper is not installed")
+
+    monkeypatch.setattr(genx.local.whisper, "WhisperDecoder", no_whisper)
+    det, warning = build_wake_detector(wake_settings("spotter").loop)
+    assert isinstance(det, WakeWordDetector) and det.thresholds == [0.6]
+    assert warning.startswith("the wake phrase spotter is off, microWakeWord alone listens") and "faster-whisper" in warning
+    det.close()
+
+
 def test_an_unknown_engine_is_a_settings_error_naming_the_choices() -> None:
     from pydantic import ValidationError
 
