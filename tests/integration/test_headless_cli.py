@@ -48,6 +48,19 @@ class Terminal:
             self._q.put(line.rstrip("\n"))
         self._q.put(None)
 
+    def drain(self, timeout: float = 10.0) -> list[str]:
+        """After the process ended: every line it printed that no :meth:`wait_for` took yet, up to its end of output."""
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self._q.get(timeout=left)
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            self.lines.append(line)
+        return self.lines
+
     def wait_for(self, pred: Callable[[str], bool], timeout: float, what: str) -> str:
         deadline = time.monotonic() + timeout
         while True:
