@@ -29,8 +29,9 @@ input has none):
   for after a flush is ready as soon as the flush's decode is;
 * one ``final`` text chunk at the utterance's EOS (``meta`` has ``audio_ms`` and
   ``decode_ms``), then a control EOS labelled ``final``. The final decode starts at
-  once on its own worker thread; a partial decode still running is not awaited and
-  its result is dropped. Finals are pushed in the order their utterances ended
+  once on its own worker thread; a partial decode still running is not awaited; its
+  result is still pushed if it comes before the final's (or a flush's provisional)
+  text, and dropped after it (nothing older ever follows a newer reading). Finals are pushed in the order their utterances ended
   (decodes overlap, a short final waits for a longer one before it). An input EOS
   with an error is forwarded as the route EOS without a final.
 

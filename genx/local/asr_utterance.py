@@ -42,7 +42,9 @@ class Utterance:
     closed_shown: list[str] = field(default_factory=list)  # what partials showed of them when they closed (never changes)
     commit: asyncio.Task[None] | None = None  # last segment decode in the ordered chain
     partial: asyncio.Task[None] | None = None
-    generation: int = 0  # bumped when a running partial becomes stale
+    # texts pushed that are newer than any partial still running (provisional and final): a partial that finishes
+    # after one of them is stale; one that finishes after a flush or the end started, before its text went out, is not
+    newer_texts: int = 0
     last_partial_at: int = 0
     partial_ready_at: float = 0.0  # monotonic time before which no partial starts (duty cycle)
     shown: str = ""
@@ -74,7 +76,6 @@ class Utterance:
         if self.ended:
             return
         self.ended = True
-        self.generation += 1
         out = self.call.out
         assert out is not None
         if error:
@@ -94,7 +95,6 @@ class Utterance:
         n = len(self.buf)
         if self.flushed is not None and self.flushed[0] == n:
             return
-        self.generation += 1  # a partial still running is older than this
         task = asyncio.get_running_loop().create_task(self._decode_upto(n, final=True), name=f"asr.flush:{self.sid}")
         self.flushed = (n, self.seg_start, task)
         self.provisional_sent = self.call.spawn(self._provisional(task, n), self, f"asr.provisional:{self.sid}")
@@ -112,6 +112,7 @@ class Utterance:
             return
         c = MessageChunk.text(text, role=Role.USER, stream_id=self.sid, label=PROVISIONAL)
         c.meta = {"audio_ms": n // 32}
+        self.newer_texts += 1
         out.push(c)
 
     def _reusable_flush(self) -> asyncio.Task[str] | None:
@@ -126,7 +127,6 @@ class Utterance:
 
     def abandon(self, error: str) -> None:
         """The input failed: close the route with ``error``; pending decodes are dropped."""
-        self.generation += 1
         self.ended = True
         self.close_route(error)
 
@@ -167,9 +167,14 @@ class Utterance:
         if s.partial_pause_ms > 0 and loudest_frame_dbfs(self.buf, max(self.seg_start, n - s.partial_pause_ms * 32)) < s.partial_quiet_dbfs:
             return  # (not consumed: speech after the pause starts the partial)
         self.last_partial_at = n
-        self.partial = self.call.spawn(self._partial(bytes(self.buf[self.seg_start :]), self.generation), self, f"asr.partial:{self.sid}")
+        pcm = bytes(self.buf[self.seg_start :])
+        self.partial = self.call.spawn(self._partial(pcm, self.seg_start, self.newer_texts), self, f"asr.partial:{self.sid}")
 
-    async def _partial(self, pcm: bytes, generation: int) -> None:
+    async def _partial(self, pcm: bytes, seg_start: int, newer_texts: int) -> None:
+        """Decode the open segment's audio so far and show it; still shown when it finishes after a flush or the end
+        started (their decodes can take seconds on a loaded machine, and the loop judges speech over the answer by
+        it: a "Stop" read here cuts the answer that the flush's reading would reach too late), not after their text
+        went out, nor once the segment closed."""
         t0 = time.monotonic()
         try:
             text = await self._decode(pcm, final=False)
@@ -178,7 +183,8 @@ class Utterance:
             t1 = time.monotonic()
             self.partial_ready_at = t1 + (t1 - t0) * self.call.settings.partial_duty
         out = self.call.out
-        if generation != self.generation or self.ended or out is None or out.ended:
+        stale = seg_start != self.seg_start or newer_texts != self.newer_texts
+        if stale or self.route_closed or out is None or out.ended:
             log.debug("ASR %s: stale partial dropped", self.sid)
             return
         committed, tentative = self.agreement.update(text)
@@ -198,7 +204,6 @@ class Utterance:
         cut = self.seg_start + 2 * quietest_cut(seg, s.segment_search_ms * 16)
         pcm = bytes(self.buf[self.seg_start : cut])
         self.seg_start = cut
-        self.generation += 1
         self.agreement.reset()
         index = len(self.closed)
         self.closed.append("")
@@ -234,6 +239,7 @@ class Utterance:
             "partials": self.partial_count,
             "from_flush": reuse is not None,
         }
+        self.newer_texts += 1
         out.push(c)
         self.close_route()
 

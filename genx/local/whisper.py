@@ -84,6 +84,9 @@ class WhisperOptions:
     # encoder window (s) for clips that fit it with window_margin_s to spare; None = always 30 s (see WhisperDecoder)
     window_s: float | None = 10.0
     window_margin_s: float = 4.0
+    # a clip this short whose short-window reading only loops ("Stop. Stop. Stop. Stop.") is read as the looped words
+    # once, not decoded again in 30 s (5x the cost: a stop over the answer is such a clip); 0 = always again in 30 s
+    loop_once_max_s: float = 2.0
 
     def threads(self) -> int:
         return self.cpu_threads if self.cpu_threads > 0 else max(1, os.cpu_count() or 1)
@@ -168,6 +171,17 @@ def plausible_transcript(text: str, duration_s: float) -> bool:
     return not any(w[k : k + min(k, 3)] == w[: min(k, 3)] for k in range(2, len(w) - 1) if len(w) - k >= min(k, 3))
 
 
+def said_once(text: str) -> str | None:
+    """The words ``text`` loops, said once ("Stop. Stop. Stop. Stop." → "Stop.", "Tell me. Tell me. Tell" → "Tell
+    me."), or None when ``text`` does not only repeat its first words. Punctuation is the first time's."""
+    tokens = [t for t in text.split() if _WORD_STRIP.sub("", t.lower())]
+    w = _words(text)
+    for k in range(1, len(w)):
+        if len(w) - k >= min(k, 3) and all(w[i] == w[i % k] for i in range(k, len(w))):
+            return " ".join(tokens[:k])
+    return None
+
+
 def echoes(text: str, context: str) -> bool:
     """True when ``text`` (2 words or more) is only a run of the context's words: what noise decodes to with the
     context as Whisper's previous text ("The capital of Australia is" after "… The capital of Australia is Canberra")."""
@@ -204,7 +218,12 @@ class WhisperDecoder:
     windows gave WER 0.131 vs 0.145 at 30 s, 3.1x faster (median 166 vs 519 ms);
     8 s or less made the model repeat the sentence. A transcript that still looks
     hallucinated (:func:`plausible_transcript`), or a CTranslate2 that refuses the
-    window, falls back to the full 30 s decode.
+    window, falls back to the full 30 s decode; but a clip of at most ``loop_once_max_s``
+    whose reading only loops its first words is read as those words once
+    (:func:`said_once`): a "Stop." over the answer, 0.5-0.6 s, loops that way in a
+    10 s window, and its 30 s decode took 900 ms on an idle machine (170 ms in 10 s), 2-5 s
+    while the answer was being synthesized, long enough for the answer to end before the
+    stop was understood.
 
     Finals may decode with a beam (``final_beam_size``), a fixed prompt of their own
     (``final_initial_prompt``) and the route's context as Whisper's previous text
@@ -317,6 +336,10 @@ class WhisperDecoder:
                 return "", enc
         text = str(tok.decode(tokens)).strip()
         if not plausible_transcript(text, duration):
+            once = said_once(text) if duration <= o.loop_once_max_s else None
+            if once is not None and plausible_transcript(once, duration):
+                log.debug("Whisper %.0f s window: %r only loops; read as %r", window_s, text, once)
+                return once, enc
             log.debug("Whisper %.0f s window: implausible transcript %r; decoding again in 30 s", window_s, text)
             return None, enc
         return text, enc
@@ -347,5 +370,6 @@ __all__ = [
     "echoes",
     "encoder_window_s",
     "plausible_transcript",
+    "said_once",
     "whisper_model",
 ]

@@ -386,3 +386,70 @@ async def test_a_flush_on_an_unknown_route_passes_nothing_and_breaks_nothing() -
     got = await asyncio.wait_for(collect(await AsrTransformer(dec, fast(partials=False)).transform(stream_of(*chunks))), 10)
     assert texts(got, FINAL) == ["one two"]
     assert all(c.stream_id != "nobody" for c in got)
+
+
+def test_a_reading_that_only_loops_its_first_words_is_read_as_those_words_once() -> None:
+    from genx.local.whisper import said_once
+
+    assert said_once("Stop. Stop. Stop. Stop.") == "Stop."
+    assert said_once("Up. Up. Up. Up. Up. Up") == "Up."
+    assert said_once("What color is the sky? What color is the sky?") == "What color is the sky?"
+    assert said_once("Tell me. Tell me. Tell") == "Tell me."  # cut off in the middle of the loop
+    assert said_once("What is the capital of France? What is the") == "What is the capital of France?"
+
+
+def test_a_reading_with_words_beyond_its_loop_is_not_cut_to_the_loop() -> None:
+    from genx.local.whisper import said_once
+
+    assert said_once("Stop working, clean, clean, clean, clean.") is None  # the loop is not at the start
+    assert said_once("Stop. Stop. Stop talking.") is None
+    assert said_once("one two three four five six seven eight") is None  # too many words, but no loop
+    assert said_once("Stop.") is None and said_once("") is None
+
+
+async def test_a_partial_that_finishes_while_a_flush_decodes_is_still_shown_before_the_flush_text() -> None:
+    # over the answer, the loop judges the speech by its partials: a "Stop" read before a slow flush came back
+    # must reach it, not be dropped for the flush that will only say it later
+    from genx.local.asr import PROVISIONAL
+
+    hold_partial, hold_final = threading.Event(), threading.Event()
+    dec = FakeDecoder(hold_partials=hold_partial, hold_finals=hold_final)
+    src = StreamBuilder()
+    out = await AsrTransformer(dec, fast()).transform(src.stream)
+    src.push(MessageChunk.bos("u1"))
+    src.push_many(chunks_of(speech(1000), "u1"))
+    assert (await asyncio.wait_for(out.next(), 5)).label == SPEECH_START
+    assert await asyncio.to_thread(dec.partial_running.wait, 5), "no partial decode started"
+    src.push(flush("u1"))  # its decode is held: the partial finishes first
+    hold_partial.set()
+    shown = await asyncio.wait_for(out.next(), 5)
+    assert shown.label == PARTIAL and isinstance(shown.part, Text) and shown.part.text
+    hold_final.set()
+    src.push(MessageChunk.eos("u1"))
+    src.done()
+    rest = await asyncio.wait_for(collect(out), 5)
+    labels = [c.label for c in rest if isinstance(c.part, Text)]
+    assert texts(rest, PROVISIONAL) == ["one two"] and texts(rest, FINAL) == ["one two"]
+    assert PARTIAL not in labels[labels.index(PROVISIONAL) :], labels  # nothing older is shown after the flush text
+
+
+async def test_a_partial_that_finishes_after_the_flush_text_went_out_is_dropped() -> None:
+    from genx.local.asr import PROVISIONAL
+
+    hold_partial = threading.Event()
+    dec = FakeDecoder(hold_partials=hold_partial)
+    src = StreamBuilder()
+    out = await AsrTransformer(dec, fast()).transform(src.stream)
+    src.push(MessageChunk.bos("u1"))
+    src.push_many(chunks_of(speech(1000), "u1"))
+    assert (await asyncio.wait_for(out.next(), 5)).label == SPEECH_START
+    assert await asyncio.to_thread(dec.partial_running.wait, 5), "no partial decode started"
+    src.push(flush("u1"))
+    provisional = await asyncio.wait_for(out.next(), 5)  # the partial is still held inside the decoder
+    assert provisional.label == PROVISIONAL
+    hold_partial.set()
+    src.push(MessageChunk.eos("u1"))
+    src.done()
+    rest = await asyncio.wait_for(collect(out), 5)
+    assert texts(rest, PARTIAL) == [], f"a partial older than the flush text was shown after it: {rest}"
+    assert texts(rest, FINAL) == ["one two"]
