@@ -13,7 +13,7 @@ import pytest
 from genx.chunk import MessageChunk, Text
 from genx.local.asr import FINAL, PARTIAL, SPEECH_START, AsrConfigError, AsrSettings, AsrTransformer, from_config, quietest_cut
 from genx.local.partials import LocalAgreement
-from genx.stream import StreamBuilder, collect, stream_of
+from genx.stream import Stream, StreamBuilder, collect, stream_of
 from tests.contract.transformer_contract import ContractCase, check_transformer_contract
 
 RATE_MS = 16  # samples per ms at 16 kHz
@@ -83,15 +83,21 @@ def fast(**kw: object) -> AsrSettings:
     return AsrSettings(**base).validate()  # type: ignore[arg-type]
 
 
-async def test_final_does_not_wait_for_a_running_partial_and_the_stale_partial_is_dropped() -> None:
-    hold = threading.Event()
-    dec = FakeDecoder(hold_partials=hold)
+async def speech_with_a_partial_running(dec: FakeDecoder) -> tuple[StreamBuilder, Stream]:
+    """One second of speech on route "u1" with its first partial decode held inside ``dec`` (``hold_partials``)."""
     src = StreamBuilder()
     out = await AsrTransformer(dec, fast()).transform(src.stream)
     src.push(MessageChunk.bos("u1"))
     src.push_many(chunks_of(speech(1000), "u1"))
     assert (await asyncio.wait_for(out.next(), 5)).label == SPEECH_START
     assert await asyncio.to_thread(dec.partial_running.wait, 5), "no partial decode started"
+    return src, out
+
+
+async def test_final_does_not_wait_for_a_running_partial_and_the_stale_partial_is_dropped() -> None:
+    hold = threading.Event()
+    dec = FakeDecoder(hold_partials=hold)
+    src, out = await speech_with_a_partial_running(dec)
     src.push(MessageChunk.eos("u1"))
     final = await asyncio.wait_for(out.next(), 5)  # the partial is still held inside the decoder
     assert final.label == FINAL and isinstance(final.part, Text) and final.part.text == "one two"
@@ -414,12 +420,7 @@ async def test_a_partial_that_finishes_while_a_flush_decodes_is_still_shown_befo
 
     hold_partial, hold_final = threading.Event(), threading.Event()
     dec = FakeDecoder(hold_partials=hold_partial, hold_finals=hold_final)
-    src = StreamBuilder()
-    out = await AsrTransformer(dec, fast()).transform(src.stream)
-    src.push(MessageChunk.bos("u1"))
-    src.push_many(chunks_of(speech(1000), "u1"))
-    assert (await asyncio.wait_for(out.next(), 5)).label == SPEECH_START
-    assert await asyncio.to_thread(dec.partial_running.wait, 5), "no partial decode started"
+    src, out = await speech_with_a_partial_running(dec)
     src.push(flush("u1"))  # its decode is held: the partial finishes first
     hold_partial.set()
     shown = await asyncio.wait_for(out.next(), 5)
@@ -438,12 +439,7 @@ async def test_a_partial_that_finishes_after_the_flush_text_went_out_is_dropped(
 
     hold_partial = threading.Event()
     dec = FakeDecoder(hold_partials=hold_partial)
-    src = StreamBuilder()
-    out = await AsrTransformer(dec, fast()).transform(src.stream)
-    src.push(MessageChunk.bos("u1"))
-    src.push_many(chunks_of(speech(1000), "u1"))
-    assert (await asyncio.wait_for(out.next(), 5)).label == SPEECH_START
-    assert await asyncio.to_thread(dec.partial_running.wait, 5), "no partial decode started"
+    src, out = await speech_with_a_partial_running(dec)
     src.push(flush("u1"))
     provisional = await asyncio.wait_for(out.next(), 5)  # the partial is still held inside the decoder
     assert provisional.label == PROVISIONAL
