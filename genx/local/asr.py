@@ -31,9 +31,10 @@ input has none):
   ``decode_ms``), then a control EOS labelled ``final``. The final decode starts at
   once on its own worker thread; a partial decode still running is not awaited; its
   result is still pushed if it comes before the final's (or a flush's provisional)
-  text, and dropped after it (nothing older ever follows a newer reading). Finals are pushed in the order their utterances ended
-  (decodes overlap, a short final waits for a longer one before it). An input EOS
-  with an error is forwarded as the route EOS without a final.
+  text, and dropped after it (nothing older ever follows a newer reading). Finals are
+  pushed in the order their utterances ended (decodes overlap, a short final waits
+  for a longer one before it). An input EOS with an error is forwarded as the route
+  EOS without a final.
 
 Long utterances: Whisper reads 30 s windows, so once the open segment reaches
 ``segment_max_ms`` it is cut at its quietest point (searched in the last

@@ -174,11 +174,11 @@ def plausible_transcript(text: str, duration_s: float) -> bool:
 def said_once(text: str) -> str | None:
     """The words ``text`` loops, said once ("Stop. Stop. Stop. Stop." → "Stop.", "Tell me. Tell me. Tell" → "Tell
     me."), or None when ``text`` does not only repeat its first words. Punctuation is the first time's."""
-    tokens = [t for t in text.split() if _WORD_STRIP.sub("", t.lower())]
-    w = _words(text)
+    said = [(t, bare) for t in text.split() if (bare := _WORD_STRIP.sub("", t.lower()))]  # as written, and as _words has it
+    w = [bare for _, bare in said]
     for k in range(1, len(w)):
         if len(w) - k >= min(k, 3) and all(w[i] == w[i % k] for i in range(k, len(w))):
-            return " ".join(tokens[:k])
+            return " ".join(t for t, _ in said[:k])
     return None
 
 
